@@ -1,0 +1,105 @@
+#ifndef LUASHIM_H
+#define LUASHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <lua.h>
+#include <lualib.h>
+#include <lauxlib.h>
+
+/* ---------------------------------------------------------------------------
+ * The only C in ResponderSandbox. Swift never calls anything that can raise a
+ * Lua error: Swift functions exposed to Lua return a status and the trampoline
+ * below raises; limits (instructions, memory) are enforced here.
+ * ------------------------------------------------------------------------- */
+
+/** A Swift function callable from Lua. Returns the number of results (>= 0),
+ *  or LUASHIM_RAISE to raise the value on top of the stack as a Lua error. */
+typedef int (*luashim_swift_fn)(lua_State *L);
+#define LUASHIM_RAISE (-1)
+
+/** Limits and accounting shared by the allocator and the count hook. */
+typedef struct luashim_control {
+    size_t used;            /* bytes currently allocated */
+    size_t peak;            /* peak bytes */
+    size_t limit;           /* memory cap in bytes (0 = none) */
+    int64_t budget;         /* instructions left (<0 = unlimited) */
+    int64_t executed;       /* instructions counted so far */
+    int hostDepth;          /* > 0 while host (Swift) code runs: allocations never fail then */
+    int memoryExceeded;     /* sticky: the cap was crossed */
+    int budgetExceeded;     /* sticky: the instruction budget ran out */
+    volatile int interrupt; /* set asynchronously (Ctrl-C): raise "interrupted!" at next hook */
+    int limitRaised;        /* the last error came from a limit */
+    size_t failAfter;       /* testing: fail host-side allocations after this many (0 = off) */
+} luashim_control;
+
+/** Creates a state with the capped allocator and the count hook. NULL on failure. */
+lua_State *luashim_newstate(size_t memoryLimit, int64_t instructionBudget);
+/** Closes the state and frees its control block. */
+void luashim_close(lua_State *L);
+/** The control block of a state. */
+luashim_control *luashim_control_of(lua_State *L);
+/** Resets the instruction budget (e.g. per test file) and clears sticky flags. */
+void luashim_reset_limits(lua_State *L, int64_t instructionBudget);
+
+/** Pushes a Swift function as a Lua C closure going through the trampoline. */
+void luashim_push_swift_function(lua_State *L, luashim_swift_fn fn);
+/** Same with `nup` extra upvalues popped from the stack (reachable as upvalues 2...). */
+void luashim_push_swift_closure(lua_State *L, luashim_swift_fn fn, int nup);
+/** Pushes the plain C addition function used by the benchmark as the Lua→C reference. */
+void luashim_push_c_add(lua_State *L);
+
+/** The message handler: records a traceback in the registry and returns the
+ *  error object unchanged (tables keep their identity). */
+int luashim_msgh(lua_State *L);
+/** Protected call with the traceback handler. Host depth is dropped while Lua runs. */
+int luashim_pcall(lua_State *L, int nargs, int nresults);
+/** Pushes the traceback recorded by the last failing luashim_pcall (or nil). */
+void luashim_push_last_traceback(lua_State *L);
+
+/** Loads a text-only chunk (binary refused). Returns a status like luaL_loadbufferx. */
+int luashim_load_text(lua_State *L, const char *buff, size_t size, const char *chunkname);
+
+/** Opens the sandboxed standard library set in the global table (SPEC §4). */
+void luashim_open_sandbox(lua_State *L);
+
+/** Safe tostring (uses __tostring/__name) in protected mode; pushes a string. Never raises. */
+void luashim_tostring(lua_State *L, int idx);
+
+/** Extra space pointer (the owning Swift bridge). */
+static inline void *luashim_get_host(lua_State *L) { return *(void **)lua_getextraspace(L); }
+static inline void luashim_set_host(lua_State *L, void *p) { *(void **)lua_getextraspace(L) = p; }
+
+/* Traceback of the current call stack of L (for locations). Pushes a string. */
+void luashim_where(lua_State *L, int level);
+
+/* --- static inline wrappers for macros -------------------------------- */
+static inline int luashim_registryindex(void) { return LUA_REGISTRYINDEX; }
+static inline int luashim_upvalueindex(int i) { return lua_upvalueindex(i); }
+static inline void luashim_pop(lua_State *L, int n) { lua_pop(L, n); }
+static inline void luashim_newtable(lua_State *L) { lua_newtable(L); }
+static inline const char *luashim_tolstring(lua_State *L, int i, size_t *len) { return lua_tolstring(L, i, len); }
+static inline int luashim_isnoneornil(lua_State *L, int i) { return lua_type(L, i) <= 0; }
+static inline lua_Integer luashim_tointeger(lua_State *L, int i, int *isnum) { return lua_tointegerx(L, i, isnum); }
+static inline lua_Number luashim_tonumber(lua_State *L, int i, int *isnum) { return lua_tonumberx(L, i, isnum); }
+static inline void luashim_pushglobaltable(lua_State *L) { lua_pushglobaltable(L); }
+static inline void luashim_insert(lua_State *L, int i) { lua_insert(L, i); }
+static inline void luashim_remove(lua_State *L, int i) { lua_remove(L, i); }
+static inline void luashim_replace(lua_State *L, int i) { lua_replace(L, i); }
+static inline void *luashim_newuserdata(lua_State *L, size_t sz, int nuv) { return lua_newuserdatauv(L, sz, nuv); }
+static inline int luashim_getuservalue(lua_State *L, int i) { return lua_getiuservalue(L, i, 1); }
+static inline int luashim_setuservalue(lua_State *L, int i) { return lua_setiuservalue(L, i, 1); }
+static inline const char *luashim_typename_at(lua_State *L, int i) { return luaL_typename(L, i); }
+static inline void luashim_pushlstring(lua_State *L, const char *s, size_t n) { (void)lua_pushlstring(L, s, n); }
+static inline int luashim_gc_count_kb(lua_State *L) { return lua_gc(L, LUA_GCCOUNT, 0); }
+static inline int luashim_gc_count_b(lua_State *L) { return lua_gc(L, LUA_GCCOUNTB, 0); }
+static inline void luashim_gc_collect(lua_State *L) { lua_gc(L, LUA_GCCOLLECT, 0); }
+
+
+
+/* stdio helpers (Swift 6 cannot touch the global FILE pointers) */
+void luashim_write_stderr(const char *s, size_t n);
+void luashim_write_stdout(const char *s, size_t n);
+void luashim_flush_stdout(void);
+int luashim_isatty(int fd);
+#endif

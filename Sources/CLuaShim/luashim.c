@@ -1,0 +1,306 @@
+#include "luashim.h"
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+
+#define HOOK_COUNT 1000
+#define HOST_SLACK ((size_t)64 << 20)  /* host allocations may exceed the cap by this much */
+static const char *TRACEBACK_KEY = "responder.lastTraceback";
+
+/* ---------------- allocator ---------------- */
+
+static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    luashim_control *c = (luashim_control *)ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        c->used -= old;
+        return NULL;
+    }
+    if (nsize > old && c->limit > 0) {
+        size_t grow = nsize - old;
+        if (c->used + grow > c->limit) {
+            /* Over the cap. Inside host (Swift) code never fail: an allocation failure
+             * would longjmp through Swift frames. Record it; C raises once Swift returns. */
+            if (c->hostDepth > 0 && c->used + grow <= c->limit + HOST_SLACK) {
+                c->memoryExceeded = 1;
+            } else {
+                c->memoryExceeded = 1;
+                c->limitRaised = 1;
+                return NULL;
+            }
+        }
+    }
+    if (c->failAfter > 0 && c->hostDepth > 0 && nsize > old) {
+        /* testing aid: simulate a failing allocation in host-driven API calls */
+        if (--c->failAfter == 0) { c->memoryExceeded = 1; }
+    }
+    void *p = realloc(ptr, nsize);
+    if (p == NULL) return NULL;
+    c->used = c->used - old + nsize;
+    if (c->used > c->peak) c->peak = c->used;
+    return p;
+}
+
+luashim_control *luashim_control_of(lua_State *L) {
+    void *ud = NULL;
+    lua_getallocf(L, &ud);
+    return (luashim_control *)ud;
+}
+
+/* ---------------- limits ---------------- */
+
+static void raise_limit(lua_State *L, luashim_control *c) {
+    c->limitRaised = 1;
+    if (c->interrupt) {
+        c->interrupt = 0;
+        lua_pushliteral(L, "interrupted!");
+        lua_error(L);
+    }
+    if (c->memoryExceeded) {
+        /* allow the message itself to be built */
+        c->hostDepth++;
+        lua_pushliteral(L, "not enough memory");
+        c->hostDepth--;
+        lua_error(L);
+    }
+    luaL_where(L, 0);
+    lua_pushliteral(L, "instruction limit exceeded");
+    lua_concat(L, 2);
+    lua_error(L);
+}
+
+static void count_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    luashim_control *c = luashim_control_of(L);
+    if (c->budget >= 0) {
+        c->executed += HOOK_COUNT;
+        c->budget -= HOOK_COUNT;
+        if (c->budget < 0) c->budgetExceeded = 1;
+    } else {
+        c->executed += HOOK_COUNT;
+    }
+    if (c->budgetExceeded || c->memoryExceeded || c->interrupt) raise_limit(L, c);
+}
+
+static int panic_handler(lua_State *L) {
+    (void)L;
+    return 0; /* unreachable in practice: every call is protected */
+}
+
+lua_State *luashim_newstate(size_t memoryLimit, int64_t instructionBudget) {
+    luashim_control *c = (luashim_control *)calloc(1, sizeof(luashim_control));
+    if (!c) return NULL;
+    c->limit = memoryLimit;
+    c->budget = instructionBudget;
+    c->hostDepth = 1;
+    lua_State *L = lua_newstate(capped_alloc, c);
+    if (!L) { free(c); return NULL; }
+    lua_atpanic(L, panic_handler);
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_COUNT);
+    return L;
+}
+
+void luashim_close(lua_State *L) {
+    luashim_control *c = luashim_control_of(L);
+    c->hostDepth++;
+    c->limit = 0;
+    lua_close(L);
+    free(c);
+}
+
+void luashim_reset_limits(lua_State *L, int64_t instructionBudget) {
+    luashim_control *c = luashim_control_of(L);
+    c->budget = instructionBudget;
+    c->executed = 0;
+    c->budgetExceeded = 0;
+    c->memoryExceeded = c->used > c->limit && c->limit > 0;
+    c->limitRaised = 0;
+    c->interrupt = 0;
+}
+
+/* ---------------- trampoline ---------------- */
+
+static int trampoline(lua_State *L) {
+    luashim_swift_fn fn = (luashim_swift_fn)(uintptr_t)lua_touserdata(L, lua_upvalueindex(1));
+    luashim_control *c = luashim_control_of(L);
+    c->hostDepth++;
+    int n = fn(L);
+    c->hostDepth--;
+    if (c->memoryExceeded && c->limit > 0 && c->used > c->limit) raise_limit(L, c);
+    if (n < 0) return lua_error(L);
+    return n;
+}
+
+void luashim_push_swift_function(lua_State *L, luashim_swift_fn fn) {
+    lua_pushlightuserdata(L, (void *)(uintptr_t)fn);
+    lua_pushcclosure(L, trampoline, 1);
+}
+
+void luashim_push_swift_closure(lua_State *L, luashim_swift_fn fn, int nup) {
+    lua_pushlightuserdata(L, (void *)(uintptr_t)fn);
+    if (nup > 0) lua_insert(L, -(nup + 1));
+    lua_pushcclosure(L, trampoline, 1 + nup);
+}
+
+static int c_add(lua_State *L) {
+    int ok1 = 0, ok2 = 0;
+    lua_Integer a = lua_tointegerx(L, 1, &ok1), b = lua_tointegerx(L, 2, &ok2);
+    if (!ok1 || !ok2) return luaL_error(L, "cAdd: expected two integers");
+    lua_pushinteger(L, a + b);
+    return 1;
+}
+
+void luashim_push_c_add(lua_State *L) { lua_pushcfunction(L, c_add); }
+
+/* ---------------- protected calls ---------------- */
+
+int luashim_msgh(lua_State *L) {
+    const char *msg = NULL;
+    if (lua_type(L, 1) == LUA_TSTRING) msg = lua_tostring(L, 1);
+    luaL_traceback(L, L, msg ? NULL : NULL, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, TRACEBACK_KEY);
+    lua_settop(L, 1);
+    return 1;
+}
+
+int luashim_pcall(lua_State *L, int nargs, int nresults) {
+    luashim_control *c = luashim_control_of(L);
+    int base = lua_gettop(L) - nargs;
+    lua_pushcfunction(L, luashim_msgh);
+    lua_insert(L, base);
+    int saved = c->hostDepth;
+    c->hostDepth = 0;
+    int status = lua_pcall(L, nargs, nresults, base);
+    c->hostDepth = saved;
+    lua_remove(L, base);
+    return status;
+}
+
+void luashim_push_last_traceback(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, TRACEBACK_KEY);
+}
+
+int luashim_load_text(lua_State *L, const char *buff, size_t size, const char *chunkname) {
+    luashim_control *c = luashim_control_of(L);
+    int saved = c->hostDepth;
+    c->hostDepth = 0;
+    int status = luaL_loadbufferx(L, buff, size, chunkname, "t");
+    c->hostDepth = saved;
+    return status;
+}
+
+/* ---------------- tostring in protected mode ---------------- */
+
+static int tostring_k(lua_State *L) {
+    luaL_tolstring(L, 1, NULL);
+    return 1;
+}
+
+void luashim_tostring(lua_State *L, int idx) {
+    idx = lua_absindex(L, idx);
+    lua_pushcfunction(L, tostring_k);
+    lua_pushvalue(L, idx);
+    luashim_control *c = luashim_control_of(L);
+    int saved = c->hostDepth;
+    c->hostDepth = 0;
+    int st = lua_pcall(L, 1, 1, 0);
+    c->hostDepth = saved;
+    if (st != LUA_OK) {
+        lua_pop(L, 1);
+        lua_pushfstring(L, "%s: %p", luaL_typename(L, idx), lua_topointer(L, idx));
+    }
+}
+
+/* ---------------- where ---------------- */
+
+void luashim_where(lua_State *L, int level) {
+    luaL_where(L, level);
+}
+
+/* ---------------- sandbox ---------------- */
+
+static const char *const removed_base[] = { "dofile", "loadfile", "load", NULL };
+static const char *const kept_os[] = { "time", "clock", "date", NULL };
+
+static int sandbox_load(lua_State *L) {
+    /* load(chunk [, chunkname [, mode [, env]]]) accepting text only */
+    size_t len = 0;
+    const char *chunkname;
+    int env = lua_isnone(L, 4) ? 0 : 4;
+    int status;
+    if (lua_type(L, 1) == LUA_TSTRING) {
+        const char *s = lua_tolstring(L, 1, &len);
+        chunkname = luaL_optstring(L, 2, s);
+        status = luaL_loadbufferx(L, s, len, chunkname, "t");
+    } else {
+        luaL_checktype(L, 1, LUA_TFUNCTION);
+        /* gather pieces from the reader function */
+        luaL_Buffer b;
+        chunkname = luaL_optstring(L, 2, "=(load)");
+        luaL_buffinit(L, &b);
+        for (;;) {
+            lua_pushvalue(L, 1);
+            lua_call(L, 0, 1);
+            if (lua_isnil(L, -1)) { lua_pop(L, 1); break; }
+            if (!lua_isstring(L, -1)) return luaL_error(L, "reader function must return a string");
+            size_t l; const char *p = lua_tolstring(L, -1, &l);
+            if (l == 0) { lua_pop(L, 1); break; }
+            luaL_addvalue(&b);
+        }
+        luaL_pushresult(&b);
+        const char *s = lua_tolstring(L, -1, &len);
+        status = luaL_loadbufferx(L, s, len, chunkname, "t");
+    }
+    if (status == LUA_OK) {
+        if (env != 0) {
+            lua_pushvalue(L, env);
+            if (!lua_setupvalue(L, -2, 1)) lua_pop(L, 1);
+        }
+        return 1;
+    }
+    luaL_pushfail(L);
+    lua_insert(L, -2);
+    return 2;
+}
+
+void luashim_open_sandbox(lua_State *L) {
+    luaL_requiref(L, LUA_GNAME, luaopen_base, 1); lua_pop(L, 1);
+    luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1); lua_pop(L, 1);
+    luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1); lua_pop(L, 1);
+    luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1); lua_pop(L, 1);
+    luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 1); lua_pop(L, 1);
+    luaL_requiref(L, LUA_COLIBNAME, luaopen_coroutine, 1); lua_pop(L, 1);
+    luaL_requiref(L, LUA_OSLIBNAME, luaopen_os, 1);
+    /* keep only os.time/clock/date */
+    lua_newtable(L);
+    for (const char *const *k = kept_os; *k; k++) {
+        lua_getfield(L, -2, *k);
+        lua_setfield(L, -2, *k);
+    }
+    lua_setglobal(L, LUA_OSLIBNAME);
+    lua_pop(L, 1);
+    /* string.dump removed from the real string table (reachable via the string metatable) */
+    lua_getglobal(L, LUA_STRLIBNAME);
+    lua_pushnil(L);
+    lua_setfield(L, -2, "dump");
+    lua_pop(L, 1);
+    /* package.loaded must not expose the full os */
+    lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_getglobal(L, LUA_OSLIBNAME);
+    lua_setfield(L, -2, LUA_OSLIBNAME);
+    lua_pop(L, 1);
+    for (const char *const *k = removed_base; *k; k++) {
+        lua_pushnil(L);
+        lua_setglobal(L, *k);
+    }
+    lua_pushcfunction(L, sandbox_load);
+    lua_setglobal(L, "load");
+}
+
+#include <stdio.h>
+#include <unistd.h>
+void luashim_write_stderr(const char *s, size_t n) { fflush(stdout); fwrite(s, 1, n, stderr); fflush(stderr); }
+void luashim_write_stdout(const char *s, size_t n) { fwrite(s, 1, n, stdout); }
+void luashim_flush_stdout(void) { fflush(stdout); }
+int luashim_isatty(int fd) { return isatty(fd); }

@@ -1,0 +1,39 @@
+import ArgumentParser
+import ResponderLua
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `responder` command: run, test, repl and graph Lua responder scenarios.
+struct Responder: ParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "responder",
+        abstract: "Lua scenarios over a Swift HierarchyResponder engine.",
+        version: version,
+        subcommands: [RunCommand.self]
+    )
+
+    /// Parses and runs; usage errors exit 2 with a hint, as SPEC §3 fixes.
+    static func main(_ arguments: [String]) -> Never {
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+            Glibc.exit(0)
+        } catch let code as ExitCode {
+            Glibc.exit(code.rawValue)
+        } catch {
+            let status = exitCode(for: error)
+            if status == .success {
+                print(fullMessage(for: error))
+                Glibc.exit(0)
+            }
+            Stderr.write(fullMessage(for: error) + "\n")
+            if status == .validationFailure {
+                Glibc.exit(2)
+            }
+            Glibc.exit(status.rawValue)
+        }
+    }
+}

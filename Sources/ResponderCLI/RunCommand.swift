@@ -1,0 +1,60 @@
+import ArgumentParser
+import ResponderLua
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Options shared by the commands that execute scripts.
+struct LimitOptions: ParsableArguments {
+    @Option(name: .customLong("max-instructions"), help: "Instruction budget per file (default 1000000000).")
+    var maxInstructions: Int64 = 1_000_000_000
+
+    @Option(name: .customLong("max-memory"), help: "Memory cap per Lua state in MiB (default 512).")
+    var maxMemory: Int = 512
+
+    var limits: LuaLimits { LuaLimits(maxInstructions: maxInstructions, maxMemoryMiB: maxMemory) }
+
+    func validate() throws {
+        if maxInstructions <= 0 { throw ValidationError("--max-instructions must be a positive number") }
+        if maxMemory <= 0 { throw ValidationError("--max-memory must be a positive number of MiB") }
+    }
+}
+
+/// `responder run FILE.lua`: runs one scenario script.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a Lua scenario script."
+    )
+
+    @Argument(help: "The script to run.")
+    var file: String
+
+    @Option(help: "Default safety level at the root: relaxed, strict or disabled.")
+    var safety: String = "relaxed"
+
+    @Flag(help: "Print each top-level dispatch's trace to stderr.")
+    var trace = false
+
+    @Option(help: "Seed for math.random.")
+    var seed: Int64?
+
+    @OptionGroup var limitOptions: LimitOptions
+
+    @Argument(parsing: .postTerminator, help: "Arguments passed to the script as `arg`.")
+    var arguments: [String] = []
+
+    func validate() throws {
+        if !["relaxed", "strict", "disabled"].contains(safety) {
+            throw ValidationError("--safety must be relaxed, strict or disabled (got '\(safety)')")
+        }
+    }
+
+    func run() throws {
+        try ScriptFile.check(file, command: "run")
+        let outcome = ScriptRunner.run(
+            file: file, arguments: arguments, limits: limitOptions.limits,
+            seed: seed, safety: safety, trace: trace)
+        throw ExitCode(outcome)
+    }
+}

@@ -1,0 +1,6 @@
+import ResponderLua
+
+/// Unbuffered writes to standard error.
+enum Stderr {
+    static func write(_ text: String) { Console.error(text) }
+}

@@ -1,0 +1,27 @@
+/// Misuse of the engine API: the errors world and node calls throw besides ``StrictViolation``.
+public enum EngineError: Error, Equatable, CustomStringConvertible {
+    /// Adding a node into its own subtree.
+    case cycle
+    /// More than ``World/maximumDispatchDepth`` dispatches nested.
+    case nestedTooDeeply
+    /// A value of the wrong kind was given, e.g. an error to `trigger`.
+    case wrongKind(function: String, expected: ValueKind, got: String)
+    /// `tap` on a node without tap actions.
+    case noTapAction(node: String)
+    /// `mount` of a node that has a parent.
+    case notARoot(node: String)
+    /// A responder body returned `.aborted` while no strict violation was pending.
+    case aborted
+
+    /// The message, lower-case, without a trailing period.
+    public var description: String {
+        switch self {
+        case .cycle: "would create a cycle"
+        case .nestedTooDeeply: "dispatch nested too deeply"
+        case let .wrongKind(function, expected, got): "\(function) expects an \(expected), got \(got)"
+        case let .noTapAction(node): "\(node) has no tap action"
+        case let .notARoot(node): "cannot mount \(node): it has a parent"
+        case .aborted: "dispatch aborted"
+        }
+    }
+}

@@ -1,0 +1,32 @@
+/// One broken rule, as recorded in ``World/warnings`` or carried by a ``StrictViolation``.
+public struct Violation: CustomStringConvertible {
+    /// Which rule was broken.
+    public var kind: ViolationKind
+    /// The human-readable message, without location prefix.
+    public var message: String
+    /// Where the dispatch started (unhandled kinds) or the declaring/subscribing node.
+    public var node: Node
+    /// The offending value, when there is one.
+    public var value: Value?
+    /// The script line the violation is attributed to, when known.
+    public var location: SourceLocation?
+
+    /// Creates a violation record.
+    public init(kind: ViolationKind, message: String, node: Node, value: Value? = nil,
+                location: SourceLocation? = nil) {
+        self.kind = kind
+        self.message = message
+        self.node = node
+        self.value = value
+        self.location = location
+    }
+
+    /// `FILE:LINE: message`, or just the message when the location is unknown.
+    public var description: String {
+        if let location { return "\(location): \(message)" }
+        return message
+    }
+
+    /// The diagnostic line printed in relaxed mode: `warning: FILE:LINE: message`.
+    public var warningLine: String { "warning: \(description)" }
+}

@@ -1,0 +1,20 @@
+/// Resource limits of one sandboxed Lua state (SPEC §4).
+public struct LuaLimits: Sendable, Equatable {
+    /// Instruction budget per file; `nil` means unlimited.
+    public var maxInstructions: Int64?
+    /// Memory cap in MiB; `nil` means unlimited.
+    public var maxMemoryMiB: Int?
+
+    /// The CLI defaults: 1,000,000,000 instructions and 512 MiB.
+    public static let defaults = LuaLimits(maxInstructions: 1_000_000_000, maxMemoryMiB: 512)
+    /// No limits at all (benchmarks, trusted host code).
+    public static let unlimited = LuaLimits(maxInstructions: nil, maxMemoryMiB: nil)
+
+    public init(maxInstructions: Int64?, maxMemoryMiB: Int?) {
+        self.maxInstructions = maxInstructions
+        self.maxMemoryMiB = maxMemoryMiB
+    }
+
+    var memoryBytes: Int { (maxMemoryMiB ?? 0) * 1024 * 1024 }
+    var budget: Int64 { maxInstructions ?? -1 }
+}
