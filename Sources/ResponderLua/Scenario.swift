@@ -1,0 +1,28 @@
+/// Settings for a scenario runtime (what `run`, `test` and `repl` share).
+public struct ScenarioOptions: Sendable {
+    /// Sandbox limits.
+    public var limits: LuaLimits
+    /// Seed for `math.random`, if any.
+    public var seed: Int64?
+    /// Root safety level: "relaxed", "strict" or "disabled".
+    public var safety: String
+    /// Print each top-level dispatch's trace to stderr.
+    public var trace: Bool
+
+    public init(limits: LuaLimits = .defaults, seed: Int64? = nil, safety: String = "relaxed", trace: Bool = false) {
+        self.limits = limits
+        self.seed = seed
+        self.safety = safety
+        self.trace = trace
+    }
+}
+
+/// Builds runtimes with the `responder` module installed and its names global.
+public enum Scenario {
+    /// A fresh sandboxed runtime with the `responder` module (SPEC §2) installed.
+    public static func makeRuntime(_ options: ScenarioOptions) throws(LuaFailure) -> LuaRuntime {
+        let runtime = try LuaRuntime(limits: options.limits, seed: options.seed)
+        ResponderModule.install(into: runtime, options: options)
+        return runtime
+    }
+}
