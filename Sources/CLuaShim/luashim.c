@@ -304,3 +304,36 @@ void luashim_write_stderr(const char *s, size_t n) { fflush(stdout); fwrite(s, 1
 void luashim_write_stdout(const char *s, size_t n) { fwrite(s, 1, n, stdout); }
 void luashim_flush_stdout(void) { fflush(stdout); }
 int luashim_isatty(int fd) { return isatty(fd); }
+
+/* ---------------- objects ---------------- */
+
+static int index_with_methods(lua_State *L) {
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
+    lua_pop(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_call(L, 2, 1);
+    return 1;
+}
+
+void luashim_push_index(lua_State *L) {
+    lua_pushcclosure(L, index_with_methods, 2);
+}
+
+void luashim_push_object(lua_State *L, void *ptr, int mtref, int nuv) {
+    void **p = (void **)lua_newuserdatauv(L, sizeof(void *), nuv);
+    *p = ptr;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, mtref);
+    lua_setmetatable(L, -2);
+}
+
+void *luashim_to_object(lua_State *L, int idx, int mtref) {
+    void **p = (void **)lua_touserdata(L, idx);
+    if (p == NULL || !lua_getmetatable(L, idx)) return NULL;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, mtref);
+    int same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    return same ? *p : NULL;
+}

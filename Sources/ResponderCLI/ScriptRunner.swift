@@ -7,7 +7,7 @@ enum ScriptRunner {
                     safety: String, trace: Bool) -> Int32 {
         let runtime: LuaRuntime
         do {
-            runtime = try LuaRuntime(limits: limits, seed: seed)
+            runtime = try Scenario.makeRuntime(ScenarioOptions(limits: limits, seed: seed, safety: safety, trace: trace))
         } catch {
             Stderr.write("error: \(error.message)\n")
             return 3

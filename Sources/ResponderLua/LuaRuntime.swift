@@ -20,8 +20,8 @@ public final class LuaRuntime {
     public var scriptDirectory: String = "."
     /// Objects the embedding attaches to this runtime (the responder module's world, …).
     public var extensions: [ObjectIdentifier: AnyObject] = [:]
-    /// Cached `require "responder"` module table, if installed.
-    var moduleRef: Int32 = LUA_NOREF
+    /// The `responder` module's per-state data, once installed.
+    var moduleState: ModuleState?
 
     /// Creates a sandboxed state (SPEC §4) with the given limits and random seed.
     public init(limits: LuaLimits = .defaults, seed: Int64? = nil) throws(LuaFailure) {
@@ -44,6 +44,8 @@ public final class LuaRuntime {
     }
 
     deinit {
+        moduleState?.handle.L = nil
+        moduleState?.world.reset()
         luashim_close(L)
     }
 
@@ -77,6 +79,21 @@ public final class LuaRuntime {
         let status = luashim_pcall(L, nargs, nresults)
         if status == LUA_OK { return nil }
         return popFailure(status: status)
+    }
+
+    /// Like `call`, but on failure leaves the error value on the stack and returns the status
+    /// (for callers that keep error objects, such as responder invocations).
+    @inline(__always)
+    public func callKeepingError(_ nargs: Int32, _ nresults: Int32) -> Int32 {
+        luashim_pcall(L, nargs, nresults)
+    }
+
+    /// The traceback recorded by the last failed protected call (cleared after reading).
+    public func takeTraceback() -> String? {
+        luashim_push_last_traceback(L)
+        let tb = lua_type(L, -1) == LUA_TSTRING ? string(at: -1) : nil
+        luashim_pop(L, 1)
+        return tb
     }
 
     /// Converts the error value on top of the stack (popped) into a `LuaFailure`.

@@ -79,7 +79,7 @@ static inline int luashim_upvalueindex(int i) { return lua_upvalueindex(i); }
 static inline void luashim_pop(lua_State *L, int n) { lua_pop(L, n); }
 static inline void luashim_newtable(lua_State *L) { lua_newtable(L); }
 static inline const char *luashim_tolstring(lua_State *L, int i, size_t *len) { return lua_tolstring(L, i, len); }
-static inline int luashim_isnoneornil(lua_State *L, int i) { return lua_type(L, i) <= 0; }
+static inline _Bool luashim_isnoneornil(lua_State *L, int i) { return lua_type(L, i) <= 0; }
 static inline lua_Integer luashim_tointeger(lua_State *L, int i, int *isnum) { return lua_tointegerx(L, i, isnum); }
 static inline lua_Number luashim_tonumber(lua_State *L, int i, int *isnum) { return lua_tonumberx(L, i, isnum); }
 static inline void luashim_pushglobaltable(lua_State *L) { lua_pushglobaltable(L); }
@@ -96,6 +96,16 @@ static inline int luashim_gc_count_b(lua_State *L) { return lua_gc(L, LUA_GCCOUN
 static inline void luashim_gc_collect(lua_State *L) { lua_gc(L, LUA_GCCOLLECT, 0); }
 
 
+
+/** Pushes an __index function for userdata: looks the key up in the methods table (popped
+ *  from -2) first, then calls the getter (popped from -1) as getter(self, key). */
+void luashim_push_index(lua_State *L);
+
+/** Pushes a userdata holding a pointer, with the metatable found in the registry at integer
+ *  key `mtref` and `nuv` user values. Never raises in host code (allocations there cannot fail). */
+void luashim_push_object(lua_State *L, void *ptr, int mtref, int nuv);
+/** The pointer held by the userdata at `idx` when its metatable is the registry's `mtref`, else NULL. */
+void *luashim_to_object(lua_State *L, int idx, int mtref);
 
 /* stdio helpers (Swift 6 cannot touch the global FILE pointers) */
 void luashim_write_stderr(const char *s, size_t n);

@@ -6,6 +6,8 @@ public enum EngineError: Error, Equatable, CustomStringConvertible {
     case nestedTooDeeply
     /// A value of the wrong kind was given, e.g. an error to `trigger`.
     case wrongKind(function: String, expected: ValueKind, got: String)
+    /// A value whose type is not the expected one, e.g. publishing `B` through a publisher of `A`.
+    case wrongType(function: String, expected: String, got: String)
     /// `tap` on a node without tap actions.
     case noTapAction(node: String)
     /// `mount` of a node that has a parent.
@@ -19,6 +21,7 @@ public enum EngineError: Error, Equatable, CustomStringConvertible {
         case .cycle: "would create a cycle"
         case .nestedTooDeeply: "dispatch nested too deeply"
         case let .wrongKind(function, expected, got): "\(function) expects an \(expected), got \(got)"
+        case let .wrongType(function, expected, got): "\(function) expects \(expected), got \(got)"
         case let .noTapAction(node): "\(node) has no tap action"
         case let .notARoot(node): "cannot mount \(node): it has a parent"
         case .aborted: "dispatch aborted"

@@ -17,11 +17,11 @@ public final class ResponderEntry: CustomStringConvertible {
     public let location: SourceLocation?
     /// The body; called only when the filter matches. Unused by declarations and alert handlers.
     public let body: ResponderBody?
-    /// The alert title used by ``ResponderKind/handleAlertErrors`` entries when the error has
-    /// none; `nil` means `"Error"`.
-    public let defaultAlertTitle: String?
     /// The value kind this entry sees (cached for the dispatch loop).
     let accepts: ValueKind
+    /// The filter's identity and depth, for the dispatch loop (see ``ValueType/chain``).
+    let filterIdentity: UnsafeRawPointer?
+    let filterDepth: Int
     /// Set when the entry is removed from its node; a removed entry never runs again.
     @exclusivity(unchecked) public internal(set) var isRemoved = false
 
@@ -33,20 +33,20 @@ public final class ResponderEntry: CustomStringConvertible {
     ///   - id: Optional identifier.
     ///   - once: Remove the entry just before it first runs.
     ///   - location: The registering script line.
-    ///   - defaultAlertTitle: Unused except by alert handlers.
     ///   - body: The function to run.
     public init(kind: ResponderKind, filter: ValueType? = nil, declared: [ValueType] = [],
                 id: String? = nil, once: Bool = false, location: SourceLocation? = nil,
-                defaultAlertTitle: String? = nil, body: ResponderBody? = nil) {
+                body: ResponderBody? = nil) {
         self.kind = kind
         self.filter = filter
         self.declared = declared
         self.id = id
         self.once = once
         self.location = location
-        self.defaultAlertTitle = defaultAlertTitle
         self.body = body
         self.accepts = kind.accepts
+        self.filterIdentity = filter?.identity
+        self.filterDepth = filter?.depth ?? 0
     }
 
     /// A `triggers(...)` (events) or `reports(...)` (errors) declaration entry.

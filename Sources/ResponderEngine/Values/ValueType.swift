@@ -2,8 +2,8 @@
 ///
 /// Types form single-inheritance trees: a type may name a parent type of the same kind.
 /// Type filters on responders match a type and all of its descendants.
-/// Types are compared by identity.
-public final class ValueType: Sendable, CustomStringConvertible {
+/// Types are compared by identity. A type is immutable after creation (hence `Sendable`).
+public final class ValueType: @unchecked Sendable, CustomStringConvertible {
     /// The type's name, as printed in values and traces.
     public let name: String
     /// Whether values of this type are events or errors.
@@ -12,8 +12,11 @@ public final class ValueType: Sendable, CustomStringConvertible {
     public let parent: ValueType?
     /// Whether this is an `AlertableError` type (or descends from one).
     public let isAlertable: Bool
-    /// Number of ancestors; lets ``isSame(orAncestorOf:)`` stop early.
+    /// Number of ancestors.
     let depth: Int
+    /// Identities of the root type … this type (`depth + 1` entries): `chain[d]` is the
+    /// ancestor at depth `d`, so ancestry is one comparison and needs no reference counting.
+    let chain: UnsafeMutablePointer<UnsafeRawPointer>
 
     /// Creates a type.
     /// - Parameters:
@@ -26,20 +29,26 @@ public final class ValueType: Sendable, CustomStringConvertible {
         self.kind = kind
         self.parent = parent
         self.isAlertable = alertable || (parent?.isAlertable ?? false)
-        self.depth = parent.map { $0.depth + 1 } ?? 0
+        let depth = parent.map { $0.depth + 1 } ?? 0
+        self.depth = depth
+        self.chain = .allocate(capacity: depth + 1)
+        if let parent { chain.initialize(from: parent.chain, count: depth) }
+        (chain + depth).initialize(to: identity)
     }
+
+    deinit {
+        chain.deallocate()
+    }
+
+    /// This type's identity as used in ``chain``.
+    var identity: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) }
 
     /// Returns `true` when `other` is this type or one of its descendants.
     ///
-    /// This is the matching rule of type filters. It walks `other`'s parent chain and
-    /// compares identities, without allocating.
+    /// This is the matching rule of type filters: one depth comparison and one identity
+    /// comparison, without allocating or reference counting.
     public func isSame(orAncestorOf other: ValueType) -> Bool {
-        var candidate = other
-        if candidate.depth < depth { return false }
-        while candidate.depth > depth {
-            candidate = candidate.parent.unsafelyUnwrapped
-        }
-        return candidate === self
+        other.depth >= depth && other.chain[depth] == identity
     }
 
     /// The type's name.

@@ -1,0 +1,205 @@
+/// Walks one value up a fixed path: the only propagation loop of the engine.
+///
+/// Per visited entry it does a kind check, a removed check, a filter check and appends a
+/// compact ``StepRecord``; nothing else is allocated until a body is called.
+struct Dispatcher {
+    /// How a dispatch ended.
+    enum End {
+        case handled(Node, ResponderEntry)
+        case unhandled
+    }
+
+    unowned(unsafe) let world: World
+    let trace: Trace
+    private(set) var value: Value
+    private var kind: ValueKind
+    private var valueIndex: Int32 = 0
+
+    init(world: World, value: Value, origin: Node) {
+        self.world = world
+        self.value = value
+        self.kind = value.type.kind
+        self.trace = Trace(kind: kind == .event ? .event : .error, initialValue: value,
+                           path: origin.pathToRoot)
+    }
+
+    /// The fixed path, origin first.
+    var path: [Node] { trace.path }
+
+    @inline(__always)
+    private func record(_ node: Int32, _ entry: Int32, _ decision: Decision, result: Int32 = -1) {
+        trace.record(StepRecord(node: node, entry: entry, value: valueIndex, result: result,
+                                decision: decision))
+    }
+
+    private func store(_ newValue: Value) -> Int32 {
+        trace.store(newValue)
+    }
+
+    /// Walks the path. Throws ``StrictViolation`` (or ``EngineError/aborted``) to unwind.
+    mutating func run() throws -> End {
+        // The path keeps nodes alive and the trace keeps entries alive, so the loop holds
+        // them without reference counting.
+        let path = trace.path
+        var nodeIndex = 0
+        var typeChain = value.type.chain
+        var typeDepth = value.type.depth
+        while nodeIndex < path.count {
+            unowned(unsafe) let node = path[nodeIndex]
+            let list = node.responders
+            let count = list.count
+            // The trace owns the list from here on; its buffer is never mutated (a change to
+            // the node's list copies it), so the elements can be read through a raw pointer.
+            let entries = trace.takeSnapshot(list)
+            let n32 = Int32(truncatingIfNeeded: nodeIndex)
+            var position = 0
+            while position < count {
+                unowned(unsafe) let entry = entries.unsafelyUnwrapped[position]
+                let p32 = Int32(truncatingIfNeeded: position)
+                position += 1
+                if entry.accepts != kind || entry.isRemoved { continue }
+                if let filter = entry.filterIdentity,
+                   entry.filterDepth > typeDepth || typeChain[entry.filterDepth] != filter {
+                    record(n32, p32, .skipped)
+                    continue
+                }
+                switch entry.kind {
+                case .triggers, .reports:
+                    record(n32, p32, .declared)
+                    try world.checkDeclaration(entry, on: node, before: trace.snapshot(nodeIndex)[..<(position - 1)],
+                                               value: value)
+                    continue
+                case .handleAlertErrors:
+                    guard value.type.isAlertable else {
+                        record(n32, p32, .passed)
+                        continue
+                    }
+                    if entry.once { node.removeResponder(entry) }
+                    world.presentAlert(for: value, at: node)
+                    record(n32, p32, .handled)
+                    return .handled(node, entry)
+                default:
+                    break
+                }
+                if entry.once { node.removeResponder(entry) }
+                let result = call(entry, at: nodeIndex)
+                if let pending = world.pendingAbort { throw StrictViolation(pending) }
+                if try apply(result, of: entry, at: node, n32, p32) { return .handled(node, entry) }
+                typeChain = value.type.chain
+                typeDepth = value.type.depth
+            }
+            nodeIndex += 1
+        }
+        record(Int32(truncatingIfNeeded: path.count - 1), -1, .unhandled)
+        return .unhandled
+    }
+
+    private func call(_ entry: ResponderEntry, at nodeIndex: Int) -> ResponderResult {
+        guard let body = entry.body else {
+            switch entry.kind {
+            case .handleEvent, .handleError: return .handled
+            case .transformEvent, .transformError: return .value(value)
+            default: return .notHandled
+            }
+        }
+        return body(value, DispatchContext(trace: trace, nodeIndex: nodeIndex, entry: entry,
+                                           world: world))
+    }
+
+    /// Applies a body's result; returns `true` when the value was consumed.
+    private mutating func apply(_ result: ResponderResult, of entry: ResponderEntry, at node: Node,
+                                _ n32: Int32, _ p32: Int32) throws -> Bool {
+        switch result {
+        case .aborted:
+            throw EngineError.aborted
+        case let .thrown(error):
+            raise(error, by: entry, at: node, n32, p32)
+            return false
+        case .handled, .notHandled:
+            switch entry.kind {
+            case .handleEvent, .handleError:
+                record(n32, p32, .handled)
+                return true
+            case .receiveEvent, .receiveError:
+                if case .handled = result {
+                    record(n32, p32, .handled)
+                    return true
+                }
+                record(n32, p32, .passed)
+                return false
+            case .catchError:
+                if case .notHandled = result {
+                    record(n32, p32, .passed)
+                    return false
+                }
+            default:
+                break
+            }
+            invalid(result, of: entry, at: node, n32, p32)
+            return false
+        case let .value(newValue):
+            switch entry.kind {
+            case .handleEvent, .handleError:
+                record(n32, p32, .handled)
+                return true
+            case .transformEvent, .transformError:
+                if newValue.kind == kind {
+                    let index = store(newValue)
+                    record(n32, p32, .transformed, result: index)
+                    value = newValue
+                    valueIndex = index
+                    return false
+                }
+            case .catchError:
+                if newValue.kind == .event {
+                    let index = store(newValue)
+                    record(n32, p32, .caught, result: index)
+                    value = newValue
+                    valueIndex = index
+                    kind = .event
+                    return false
+                }
+            default:
+                break
+            }
+            invalid(result, of: entry, at: node, n32, p32)
+            return false
+        }
+    }
+
+    /// A body raised `error`: it starts at the next entry (replacing a current error, which
+    /// becomes its cause).
+    private mutating func raise(_ error: Value, by entry: ResponderEntry, at node: Node,
+                                _ n32: Int32, _ p32: Int32) {
+        var error = error
+        if error.kind != .error {
+            error = world.makeRuntimeError("\(entry.label) raised \(error), which is not an error", node)
+        }
+        if kind == .error { error = error.replacing(value) }
+        let index = store(error)
+        record(n32, p32, .threw, result: index)
+        value = error
+        valueIndex = index
+        kind = .error
+    }
+
+    private mutating func invalid(_ result: ResponderResult, of entry: ResponderEntry, at node: Node,
+                                  _ n32: Int32, _ p32: Int32) {
+        let got: String
+        switch result {
+        case .handled: got = "handled"
+        case .notHandled: got = "notHandled"
+        case let .value(other): got = "\(other.kind) \(other)"
+        case let .thrown(other): got = "thrown \(other)"
+        case .aborted: got = "aborted"
+        }
+        let expected: String
+        switch entry.kind {
+        case .transformEvent, .catchError: expected = "an event"
+        case .transformError: expected = "an error"
+        default: expected = "handled or notHandled"
+        }
+        let message = "\(entry.label) at \(node) returned \(got) instead of \(expected)"
+        raise(world.makeRuntimeError(message, node), by: entry, at: node, n32, p32)
+    }
+}

@@ -1,0 +1,29 @@
+/// A downward publisher created by ``Node/publisher(type:destination:id:)``.
+///
+/// Subscribers are found at publish time by walking the publisher node's subtree (the node
+/// itself included) in document order. Published events never bubble up.
+public final class Publisher {
+    /// The event type this publisher publishes (values must be of it or a subtype).
+    public let type: ValueType
+    /// Which subscriber levels a publication reaches.
+    public let destination: PublishingDestination
+    /// Optional identifier.
+    public let id: String?
+    /// The node the publisher was created on.
+    public private(set) weak var node: Node?
+
+    init(type: ValueType, destination: PublishingDestination, id: String?, node: Node) {
+        self.type = type
+        self.destination = destination
+        self.id = id
+        self.node = node
+    }
+
+    /// Publishes `event` through `world`.
+    /// - Returns: How many subscribers were reached.
+    /// - Throws: See ``World/publish(_:through:location:)``.
+    @discardableResult
+    public func publish(_ event: Value, in world: World, location: SourceLocation? = nil) throws -> Int {
+        try world.publish(event, through: self, location: location)
+    }
+}

@@ -1,0 +1,31 @@
+/// The function a subscriber runs for a published event.
+///
+/// Only `.aborted` and `.thrown` matter: `.thrown(error)` reports the error from the
+/// subscriber's node; other results are ignored.
+public typealias SubscriberBody = (Value, DispatchContext) -> ResponderResult
+
+/// A subscriber registered with ``Node/subscribe(type:id:location:body:)``.
+public final class Subscriber {
+    /// The event type subscribed to (subtypes match).
+    public let type: ValueType
+    /// Optional identifier.
+    public let id: String?
+    /// The registering script line, used by check 5.
+    public let location: SourceLocation?
+    /// The node the subscriber is registered on.
+    public private(set) weak var node: Node?
+    /// The body.
+    public let body: SubscriberBody
+
+    init(type: ValueType, id: String?, location: SourceLocation?, node: Node,
+         body: @escaping SubscriberBody) {
+        self.type = type
+        self.id = id
+        self.location = location
+        self.node = node
+        self.body = body
+    }
+
+    /// `subscribe(Type)`, the label used in publish traces.
+    public var label: String { "subscribe(\(type.name))" }
+}

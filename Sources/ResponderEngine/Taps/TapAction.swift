@@ -1,0 +1,23 @@
+/// Something a node does when tapped (``World/tap(_:count:location:)``).
+public struct TapAction {
+    /// What happens on a tap.
+    public enum Action {
+        /// Trigger this event from the tapped node.
+        case trigger(Value)
+        /// Produce an event at each tap and trigger it from the tapped node.
+        case triggerProduced(() throws -> Value)
+        /// Run a closure (for example a Lua function).
+        case perform(() throws -> Void)
+    }
+
+    /// The number of taps this action answers to.
+    public var count: Int
+    /// What happens.
+    public var action: Action
+
+    /// Creates a tap action.
+    public init(count: Int = 1, action: Action) {
+        self.count = count
+        self.action = action
+    }
+}

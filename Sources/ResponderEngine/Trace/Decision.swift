@@ -1,0 +1,19 @@
+/// What an entry did with the value it saw, as recorded in a ``TraceStep``.
+public enum Decision: String, Sendable, CaseIterable {
+    /// The filter did not match; the body was not called.
+    case skipped
+    /// The body ran and passed the value on (or an alert handler let a non-alertable error pass).
+    case passed
+    /// The value was consumed.
+    case handled
+    /// A transform replaced the value.
+    case transformed
+    /// A `catchError` turned the error into an event.
+    case caught
+    /// The body raised an error (or returned something invalid, which became an error).
+    case threw
+    /// A `triggers`/`reports` declaration saw the value pass.
+    case declared
+    /// The value went past the root unhandled (the final step).
+    case unhandled
+}

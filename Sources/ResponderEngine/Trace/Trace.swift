@@ -1,0 +1,127 @@
+/// The record of one action: which entries saw the value and what they did.
+///
+/// A dispatch records compact ``StepRecord``s (indices into the path, the list snapshots and
+/// the values; no reference counting per step) into manually managed buffers; ``steps`` and
+/// the text form are built only when asked.
+public final class Trace: CustomStringConvertible {
+    /// What started the action.
+    public let kind: TraceKind
+    /// The value the action started with.
+    public let initialValue: Value
+    /// The fixed dispatch path (origin first); the publisher's node for publications.
+    public let path: [Node]
+
+    /// Values other than the initial one (results), in order of appearance; index 1 onward.
+    private(set) var laterValues: [Value] = []
+    /// `snapshots[i]` is the list of `path[i]` as it was when the dispatch arrived there.
+    private let snapshotBase: UnsafeMutablePointer<[ResponderEntry]>
+    @exclusivity(unchecked) private(set) var snapshotCount = 0
+    @exclusivity(unchecked) private var recordBase: UnsafeMutablePointer<StepRecord>
+    @exclusivity(unchecked) private(set) var recordCount = 0
+    @exclusivity(unchecked) private var recordCapacity: Int
+    private let directSteps: [TraceStep]
+
+    init(kind: TraceKind, initialValue: Value, path: [Node]) {
+        self.kind = kind
+        self.initialValue = initialValue
+        self.path = path
+        self.directSteps = []
+        snapshotBase = .allocate(capacity: path.count)
+        recordCapacity = path.count * 4
+        recordBase = .allocate(capacity: recordCapacity)
+    }
+
+    init(publication value: Value, path: [Node], steps: [TraceStep]) {
+        self.kind = .publish
+        self.initialValue = value
+        self.path = path
+        self.directSteps = steps
+        snapshotBase = .allocate(capacity: 0)
+        recordCapacity = 0
+        recordBase = .allocate(capacity: 0)
+    }
+
+    deinit {
+        snapshotBase.deinitialize(count: snapshotCount)
+        snapshotBase.deallocate()
+        recordBase.deallocate()
+    }
+
+    /// The node where the action started.
+    public var origin: Node { path[0] }
+
+    /// Number of steps, without materializing them.
+    public var count: Int { kind == .publish ? directSteps.count : recordCount }
+
+    /// The steps in order.
+    public var steps: [TraceStep] {
+        if kind == .publish { return directSteps }
+        return (0..<recordCount).map { step(recordBase[$0]) }
+    }
+
+    /// The header line: `event ItemSelected{item="b"} from Item#b`.
+    public var header: String { "\(kind.rawValue) \(initialValue) from \(origin)" }
+
+    /// The text form: the header, then one line per step (see ``TraceStep/description``).
+    public var description: String {
+        var lines = [header]
+        for step in steps { lines.append(step.description) }
+        return lines.joined(separator: "\n")
+    }
+
+    // MARK: Recording (used by the dispatcher)
+
+    /// Stores the list of the next path node; returns its elements' base address, valid while
+    /// the trace lives (the stored array's buffer is never mutated: a change to the node's list
+    /// copies it).
+    @inline(__always)
+    func takeSnapshot(_ list: [ResponderEntry]) -> UnsafePointer<ResponderEntry>? {
+        let base = list.withUnsafeBufferPointer { $0.baseAddress }
+        (snapshotBase + snapshotCount).initialize(to: list)
+        snapshotCount += 1
+        return base
+    }
+
+    /// The snapshot of `path[index]`.
+    func snapshot(_ index: Int) -> [ResponderEntry] { snapshotBase[index] }
+
+    @inline(__always)
+    func record(_ record: StepRecord) {
+        if recordCount == recordCapacity { grow() }
+        (recordBase + recordCount).initialize(to: record)
+        recordCount += 1
+    }
+
+    private func grow() {
+        let capacity = max(8, recordCapacity * 2)
+        let base = UnsafeMutablePointer<StepRecord>.allocate(capacity: capacity)
+        base.moveInitialize(from: recordBase, count: recordCount)
+        recordBase.deallocate()
+        recordBase = base
+        recordCapacity = capacity
+    }
+
+    /// Stores a result value; returns its index.
+    func store(_ value: Value) -> Int32 {
+        laterValues.append(value)
+        return Int32(truncatingIfNeeded: laterValues.count)
+    }
+
+    private func value(_ index: Int32) -> Value {
+        index == 0 ? initialValue : laterValues[Int(index) - 1]
+    }
+
+    private func step(_ record: StepRecord) -> TraceStep {
+        let node = path[Int(record.node)]
+        let seen = value(record.value)
+        let result = record.result < 0 ? nil : value(record.result)
+        guard record.entry >= 0 else {
+            return TraceStep(node: node, index: 0, responder: "", filter: nil, value: seen,
+                             decision: record.decision, result: result)
+        }
+        let entry = snapshot(Int(record.node))[Int(record.entry)]
+        return TraceStep(node: node, index: Int(record.entry) + 1, responder: entry.label,
+                         filter: entry.filter, value: seen, decision: record.decision,
+                         result: result)
+    }
+}

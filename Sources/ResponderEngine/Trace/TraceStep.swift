@@ -1,0 +1,49 @@
+/// One visited entry of a trace.
+public struct TraceStep: CustomStringConvertible {
+    /// The node whose entry was visited (the root for the final `unhandled` step).
+    public var node: Node
+    /// 1-based position of the entry in the node's list at arrival; 0 for the `unhandled` step.
+    public var index: Int
+    /// The entry's label, e.g. `handleEvent(ItemSelected)`; empty for the `unhandled` step.
+    public var responder: String
+    /// The entry's filter.
+    public var filter: ValueType?
+    /// The value the entry saw.
+    public var value: Value
+    /// What happened.
+    public var decision: Decision
+    /// The resulting value for `transformed`, `caught` and `threw`.
+    public var result: Value?
+
+    /// Creates a step.
+    public init(node: Node, index: Int, responder: String, filter: ValueType?, value: Value,
+                decision: Decision, result: Value? = nil) {
+        self.node = node
+        self.index = index
+        self.responder = responder
+        self.filter = filter
+        self.value = value
+        self.decision = decision
+        self.result = result
+    }
+
+    /// The step's line in the text form of a trace.
+    ///
+    /// Two spaces, the node padded to 12 columns, a space, `#index `, the responder padded to
+    /// 28 columns, a space and the decision; a column longer than its width is followed by one
+    /// space. The `unhandled` step has no index and no responder: the decision takes the place
+    /// of the index column (`  Root            unhandled`).
+    public var description: String {
+        var line = "  " + Self.pad(node.description, 12) + " "
+        if decision == .unhandled && index == 0 {
+            return line + "   " + decision.rawValue
+        }
+        line += "#\(index) " + Self.pad(responder, 28) + " " + decision.rawValue
+        return line
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        let count = text.count
+        return count >= width ? text : text + String(repeating: " ", count: width - count)
+    }
+}

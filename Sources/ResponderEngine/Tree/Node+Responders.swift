@@ -1,0 +1,95 @@
+extension Node {
+    /// Appends an entry to the responder list and returns it.
+    ///
+    /// An entry added while a dispatch is at this node waits for the next dispatch; one added
+    /// to a node the dispatch has not reached yet runs.
+    @discardableResult
+    public func addResponder(_ entry: ResponderEntry) -> ResponderEntry {
+        responders.append(entry)
+        return entry
+    }
+
+    /// Removes every entry with identifier `id`; a removed entry whose turn has not come in a
+    /// running dispatch is skipped.
+    /// - Returns: Whether anything was removed.
+    @discardableResult
+    public func removeResponder(id: String) -> Bool {
+        var removed = false
+        for entry in responders where entry.id == id {
+            entry.isRemoved = true
+            removed = true
+        }
+        if removed { responders.removeAll { $0.isRemoved } }
+        return removed
+    }
+
+    /// Removes one entry (by identity).
+    /// - Returns: Whether it was in the list.
+    @discardableResult
+    public func removeResponder(_ entry: ResponderEntry) -> Bool {
+        guard let index = responders.firstIndex(where: { $0 === entry }) else { return false }
+        entry.isRemoved = true
+        responders.remove(at: index)
+        return true
+    }
+
+    /// Creates a publisher for events of `type` (and subtypes) on this node.
+    /// - Parameters:
+    ///   - type: The event type published.
+    ///   - destination: Which subscriber levels a publication reaches.
+    ///   - id: Optional identifier.
+    /// - Returns: The publisher; publish with ``World/publish(_:through:location:)``.
+    @discardableResult
+    public func publisher(type: ValueType, destination: PublishingDestination = .lastLevel,
+                          id: String? = nil) -> Publisher {
+        let publisher = Publisher(type: type, destination: destination, id: id, node: self)
+        publishers.append(publisher)
+        return publisher
+    }
+
+    /// Registers a subscriber for published events of `type` (subtypes match).
+    /// - Parameters:
+    ///   - type: The event type.
+    ///   - id: Optional identifier.
+    ///   - location: The registering script line (for check 5 messages).
+    ///   - body: Called with each published event that reaches it.
+    /// - Returns: The subscriber.
+    @discardableResult
+    public func subscribe(type: ValueType, id: String? = nil, location: SourceLocation? = nil,
+                          body: @escaping SubscriberBody) -> Subscriber {
+        let subscriber = Subscriber(type: type, id: id, location: location, node: self, body: body)
+        subscribers.append(subscriber)
+        return subscriber
+    }
+
+    /// Removes subscribers with identifier `id`.
+    /// - Returns: Whether anything was removed.
+    @discardableResult
+    public func removeSubscriber(id: String) -> Bool {
+        let before = subscribers.count
+        subscribers.removeAll { $0.id == id }
+        return subscribers.count != before
+    }
+
+    /// Removes publishers with identifier `id`.
+    /// - Returns: Whether anything was removed.
+    @discardableResult
+    public func removePublisher(id: String) -> Bool {
+        let before = publishers.count
+        publishers.removeAll { $0.id == id }
+        return publishers.count != before
+    }
+
+    /// Adds a tap action, run by ``World/tap(_:count:location:)`` for a matching tap count.
+    ///
+    /// An `EventButton` is a node with a count-1 ``TapAction/Action/trigger(_:)`` or
+    /// ``TapAction/Action/triggerProduced(_:)`` action.
+    public func onTapGesture(count: Int = 1, action: TapAction.Action) {
+        tapActions.append(TapAction(count: count, action: action))
+    }
+
+    /// Removes every tap action.
+    public func removeTapActions() {
+        tapActions.removeAll()
+    }
+}

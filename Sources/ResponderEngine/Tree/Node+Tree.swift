@@ -1,0 +1,117 @@
+extension Node {
+    /// Appends or inserts `child`, moving it from its previous parent.
+    ///
+    /// When this node is mounted the world runs the new subtree's appear hooks and the
+    /// declaration checks (and the disappear hooks of a child that leaves a mounted tree).
+    /// - Parameters:
+    ///   - child: The node to add.
+    ///   - position: 0-based insertion index (clamped); `nil` appends.
+    /// - Throws: ``EngineError/cycle`` when `child` is this node or one of its ancestors;
+    ///   ``StrictViolation`` when a check fails under strict safety; errors of world hooks.
+    public func add(_ child: Node, at position: Int? = nil) throws {
+        var node: Node? = self
+        while let current = node {
+            if current === child { throw EngineError.cycle }
+            node = current.parent
+        }
+        if let world = world ?? child.world {
+            try world.move(child, to: self, at: position)
+        } else {
+            attach(child, at: position)
+        }
+    }
+
+    /// Detaches this node from its parent. When it was mounted, the world runs the subtree's
+    /// disappear hooks. Does nothing for a root.
+    public func remove() {
+        guard parent != nil else { return }
+        if let world {
+            world.detach(self)
+        } else {
+            detachFromParent()
+        }
+    }
+
+    /// Links `child` under this node without any world bookkeeping.
+    func attach(_ child: Node, at position: Int?) {
+        child.detachFromParent()
+        let index = min(max(position ?? children.count, 0), children.count)
+        children.insert(child, at: index)
+        child.parent = self
+    }
+
+    /// Unlinks this node from its parent without any world bookkeeping.
+    func detachFromParent() {
+        guard let parent else { return }
+        if let index = parent.children.firstIndex(where: { $0 === self }) {
+            parent.children.remove(at: index)
+        }
+        self.parent = nil
+    }
+
+    /// Calls `body` for this node and every descendant, in document order (pre-order).
+    public func forEachInSubtree(_ body: (Node) throws -> Void) rethrows {
+        try body(self)
+        for child in children {
+            try child.forEachInSubtree(body)
+        }
+    }
+
+    /// The first node of the subtree (this node included) matching `selector`, in document order.
+    /// - Parameter selector: `Name`, `#id` or `Name#id`.
+    public func find(_ selector: String) -> Node? {
+        let parsed = Selector(selector)
+        if parsed.matches(self) { return self }
+        for child in children {
+            if let found = child.find(selector) { return found }
+        }
+        return nil
+    }
+
+    /// Every node of the subtree (this node included) matching `selector`, in document order.
+    /// - Parameter selector: `Name`, `#id` or `Name#id`.
+    public func findAll(_ selector: String) -> [Node] {
+        let parsed = Selector(selector)
+        var found: [Node] = []
+        forEachInSubtree { if parsed.matches($0) { found.append($0) } }
+        return found
+    }
+
+    /// The path from the root down to this node, e.g. `Root > Grid > Item#b`.
+    public func path() -> String {
+        pathToRoot.reversed().map(\.description).joined(separator: " > ")
+    }
+
+    /// Whether `other` is this node or one of its ancestors.
+    public func isDescendant(of other: Node) -> Bool {
+        var node: Node? = self
+        while let current = node {
+            if current === other { return true }
+            node = current.parent
+        }
+        return false
+    }
+}
+
+/// A parsed `Name`, `#id` or `Name#id` selector.
+struct Selector {
+    let name: Substring?
+    let id: Substring?
+
+    init(_ text: String) {
+        if let hash = text.firstIndex(of: "#") {
+            let name = text[..<hash]
+            self.name = name.isEmpty ? nil : name
+            self.id = text[text.index(after: hash)...]
+        } else {
+            self.name = text[...]
+            self.id = nil
+        }
+    }
+
+    func matches(_ node: Node) -> Bool {
+        if let name, node.name != name { return false }
+        if let id, node.id.map({ $0 != id }) ?? true { return false }
+        return true
+    }
+}

@@ -1,0 +1,107 @@
+/// A view-like node of the tree: it holds children, an ordered responder list, publishers,
+/// subscribers and tap actions.
+///
+/// Children are owned (strong); the parent link is not, so a detached subtree does not keep
+/// its former parent alive and a parent going away clears its children's `parent`.
+///
+/// A node belongs to a ``World`` while it is part of that world's mounted tree (``world`` is
+/// set). Structural changes of a mounted tree go through the world, which runs appear and
+/// disappear hooks and the declaration checks for added subtrees.
+public final class Node: CustomStringConvertible {
+    /// The node's name, e.g. `Grid`.
+    public let name: String
+    /// The optional identifier used by `#id` selectors and in descriptions.
+    public var id: String?
+    /// An opaque slot for the bridge (e.g. a Lua registry reference). The engine never reads it.
+    public var host: Int = 0
+    /// The safety level set on this node for its subtree, or `nil` to inherit.
+    public var safetyLevel: SafetyLevel?
+    /// The explicit-responder requirement set on this node for its subtree, or `nil` to inherit.
+    public var requireExplicitResponders: Bool?
+
+    /// The parent, or `nil` for a root. Not owning; cleared when the parent goes away.
+    public internal(set) var parent: Node? {
+        get { parentLink?.takeUnretainedValue() }
+        set { parentLink = newValue.map { Unmanaged.passUnretained($0) } }
+    }
+    /// The parent link without reference counting (the parent clears it in `deinit`).
+    @exclusivity(unchecked) var parentLink: Unmanaged<Node>?
+    /// The children in order. Change them with ``add(_:at:)`` and ``remove()``.
+    public internal(set) var children: [Node] = []
+    /// The responder list in registration order.
+    @exclusivity(unchecked) public internal(set) var responders: [ResponderEntry] = []
+    /// Publishers created on this node, in creation order.
+    public internal(set) var publishers: [Publisher] = []
+    /// Subscribers registered on this node, in registration order.
+    public internal(set) var subscribers: [Subscriber] = []
+    /// Tap actions, in registration order.
+    public internal(set) var tapActions: [TapAction] = []
+    /// The world whose mounted tree contains this node, or `nil`.
+    public internal(set) weak var world: World?
+
+    /// Creates a detached node.
+    /// - Parameters:
+    ///   - name: The node's name.
+    ///   - id: An optional identifier.
+    public init(name: String, id: String? = nil) {
+        self.name = name
+        self.id = id
+    }
+
+    deinit {
+        for child in children where child.parent === self {
+            child.parent = nil
+        }
+    }
+
+    /// `Name#id`, or `Name` without an id.
+    public var description: String {
+        if let id { return "\(name)#\(id)" }
+        return name
+    }
+
+    /// Whether the node is part of a world's mounted tree.
+    public var isMounted: Bool { world != nil }
+
+    /// The safety level in effect here: the nearest setting on this node or an ancestor.
+    /// - Parameter defaultLevel: The level when nobody sets one (the world's default).
+    public func effectiveSafetyLevel(default defaultLevel: SafetyLevel) -> SafetyLevel {
+        var node: Node? = self
+        while let current = node {
+            if let level = current.safetyLevel { return level }
+            node = current.parent
+        }
+        return defaultLevel
+    }
+
+    /// The explicit-responder requirement in effect here (nearest setting; `true` by default).
+    public var effectiveRequireExplicit: Bool {
+        var node: Node? = self
+        while let current = node {
+            if let flag = current.requireExplicitResponders { return flag }
+            node = current.parent
+        }
+        return true
+    }
+
+    /// The path from this node up to its root, this node first.
+    public var pathToRoot: [Node] {
+        var count = 1
+        var link = parentLink
+        while let current = link {
+            count += 1
+            link = current._withUnsafeGuaranteedRef { $0.parentLink }
+        }
+        return [Node](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var slot = buffer.baseAddress.unsafelyUnwrapped
+            slot.initialize(to: self)
+            link = parentLink
+            while let current = link {
+                slot += 1
+                slot.initialize(to: current.takeUnretainedValue())
+                link = current._withUnsafeGuaranteedRef { $0.parentLink }
+            }
+            initialized = count
+        }
+    }
+}

@@ -1,0 +1,58 @@
+extension World {
+    /// Triggers `event` from `node`: it starts at the node's first entry and walks up to the root.
+    /// - Parameters:
+    ///   - event: An event value.
+    ///   - node: Where the dispatch starts.
+    ///   - location: The script line that triggered it (for diagnostics).
+    /// - Returns: The outcome; an unhandled event is also a violation (relaxed: a warning).
+    /// - Throws: ``EngineError/wrongKind(function:expected:got:)``,
+    ///   ``EngineError/nestedTooDeeply``, ``StrictViolation``.
+    @discardableResult
+    public func trigger(_ event: Value, from node: Node, location: SourceLocation? = nil) throws -> Outcome {
+        guard event.kind == .event else {
+            throw EngineError.wrongKind(function: "trigger", expected: .event, got: "error \(event)")
+        }
+        return try dispatch(event, from: node, location: location)
+    }
+
+    /// Reports `error` from `node`; see ``trigger(_:from:location:)``.
+    @discardableResult
+    public func report(_ error: Value, from node: Node, location: SourceLocation? = nil) throws -> Outcome {
+        guard error.kind == .error else {
+            throw EngineError.wrongKind(function: "report", expected: .error, got: "event \(error)")
+        }
+        return try dispatch(error, from: node, location: location)
+    }
+
+    private func dispatch(_ value: Value, from node: Node, location: SourceLocation?) throws -> Outcome {
+        try beginAction()
+        defer { endAction() }
+        guard dispatchDepth < Self.maximumDispatchDepth else { throw EngineError.nestedTooDeeply }
+        dispatchDepth += 1
+        defer { dispatchDepth -= 1 }
+        let isTopLevel = dispatchDepth == 1
+        var dispatcher = Dispatcher(world: self, value: value, origin: node)
+        let end: Dispatcher.End
+        do {
+            end = try dispatcher.run()
+        } catch {
+            if isTopLevel { lastTrace = dispatcher.trace }
+            throw error
+        }
+        let trace = dispatcher.trace
+        if isTopLevel { lastTrace = trace }
+        switch end {
+        case let .handled(by, entry):
+            return Outcome(handled: true, by: by, responder: entry.kind.rawValue,
+                           value: dispatcher.value, trace: trace)
+        case .unhandled:
+            let final = dispatcher.value
+            let path = dispatcher.path.map(\.description).joined(separator: " > ")
+            let message = "unhandled \(final.kind) \(final) from \(node) (path: \(path))"
+            let kind: ViolationKind = final.kind == .event ? .unhandledEvent : .unhandledError
+            try reportViolation(Violation(kind: kind, message: message, node: node, value: final,
+                                          location: location))
+            return Outcome(handled: false, by: nil, responder: nil, value: final, trace: trace)
+        }
+    }
+}

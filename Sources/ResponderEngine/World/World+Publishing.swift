@@ -1,0 +1,90 @@
+extension World {
+    /// Publishes `event` downward through `publisher`.
+    ///
+    /// Subscribers whose type is the event's type or an ancestor of it are collected from the
+    /// publisher node's subtree (the node included) in document order. A subscriber's level is
+    /// 1 + the number of ancestor nodes (below and including the publisher node) that hold a
+    /// matching subscriber; subscribers on one node share a level. The destination then selects
+    /// levels. A body's `.thrown(error)` is reported from the subscriber's node (a nested
+    /// dispatch). The event never bubbles. A top-level publication sets ``lastTrace``.
+    /// - Returns: How many subscribers were reached.
+    /// - Throws: ``EngineError`` for a wrong value; ``StrictViolation``.
+    @discardableResult
+    public func publish(_ event: Value, through publisher: Publisher,
+                        location: SourceLocation? = nil) throws -> Int {
+        guard event.kind == .event else {
+            throw EngineError.wrongKind(function: "publish", expected: .event, got: "error \(event)")
+        }
+        guard publisher.type.isSame(orAncestorOf: event.type) else {
+            throw EngineError.wrongType(function: "publish", expected: publisher.type.name,
+                                        got: event.description)
+        }
+        guard let origin = publisher.node else { return 0 }
+        try beginAction()
+        defer { endAction() }
+        guard dispatchDepth < Self.maximumDispatchDepth else { throw EngineError.nestedTooDeeply }
+        dispatchDepth += 1
+        defer { dispatchDepth -= 1 }
+        let isTopLevel = dispatchDepth == 1
+
+        var found: [(subscriber: Subscriber, level: Int)] = []
+        Self.collect(event.type, in: origin, level: 0, into: &found)
+        let deepest = found.map(\.level).max() ?? 0
+        let selected = found.filter { item in
+            switch publisher.destination {
+            case .allLevels: true
+            case .firstLevel: item.level == 1
+            case .lastLevel: item.level == deepest
+            }
+        }.map(\.subscriber)
+
+        var steps: [TraceStep] = []
+        defer {
+            if isTopLevel { lastTrace = Trace(publication: event, path: [origin], steps: steps) }
+        }
+        for subscriber in selected {
+            guard let node = subscriber.node else { continue }
+            let index = (node.subscribers.firstIndex { $0 === subscriber } ?? -1) + 1
+            var step = TraceStep(node: node, index: index, responder: subscriber.label,
+                                 filter: subscriber.type, value: event, decision: .handled)
+            let scope = Trace(publication: event, path: node.pathToRoot, steps: [])
+            let result = subscriber.body(event, DispatchContext(trace: scope, nodeIndex: 0, entry: nil,
+                                                                world: self))
+            try checkPendingAbort()
+            switch result {
+            case .aborted:
+                steps.append(step)
+                throw EngineError.aborted
+            case let .thrown(error):
+                step.decision = .threw
+                step.result = error
+                steps.append(step)
+                if error.kind == .error {
+                    try report(error, from: node, location: location)
+                } else {
+                    let message = "\(subscriber.label) raised \(error), which is not an error"
+                    try report(makeRuntimeError(message, node), from: node, location: location)
+                }
+            default:
+                steps.append(step)
+            }
+        }
+        return selected.count
+    }
+
+    private static func collect(_ type: ValueType, in node: Node, level: Int,
+                                into found: inout [(subscriber: Subscriber, level: Int)]) {
+        var level = level
+        var matched = false
+        for subscriber in node.subscribers where subscriber.type.isSame(orAncestorOf: type) {
+            if !matched {
+                matched = true
+                level += 1
+            }
+            found.append((subscriber, level))
+        }
+        for child in node.children {
+            collect(type, in: child, level: level, into: &found)
+        }
+    }
+}

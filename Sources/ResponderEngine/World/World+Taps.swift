@@ -1,0 +1,28 @@
+extension World {
+    /// Taps `node` `count` times at once: runs, in order, every tap action registered for that
+    /// count. Trigger actions start at the node's first entry.
+    /// - Returns: The outcome of the last event triggered, or `nil` when no trigger ran.
+    /// - Throws: ``EngineError/noTapAction(node:)`` when the node has no tap action at all;
+    ///   errors of the actions; ``StrictViolation``.
+    @discardableResult
+    public func tap(_ node: Node, count: Int = 1, location: SourceLocation? = nil) throws -> Outcome? {
+        try beginAction()
+        defer { endAction() }
+        guard !node.tapActions.isEmpty else { throw EngineError.noTapAction(node: node.description) }
+        var outcome: Outcome?
+        for action in node.tapActions where action.count == count {
+            switch action.action {
+            case let .trigger(event):
+                outcome = try trigger(event, from: node, location: location)
+            case let .triggerProduced(produce):
+                let event = try produce()
+                try checkPendingAbort()
+                outcome = try trigger(event, from: node, location: location)
+            case let .perform(body):
+                try body()
+                try checkPendingAbort()
+            }
+        }
+        return outcome
+    }
+}

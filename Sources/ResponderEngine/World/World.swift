@@ -1,0 +1,122 @@
+/// The application: the mounted tree, the safety policy, warnings, the alert and the last trace.
+///
+/// All world calls are synchronous and single-threaded. The public actions (`trigger`,
+/// `report`, `publish`, `tap`, `mount`, and `Node.add` into a mounted tree) are *actions*:
+/// a strict violation inside an action sets ``pendingAbort`` and throws ``StrictViolation``;
+/// while it is pending every world action throws it again and the dispatcher re-checks it after
+/// every responder body, so a responder cannot swallow it. It is cleared when the outermost
+/// action returns. The bridge can wrap its own actions with ``performAction(_:)``.
+public final class World {
+    /// The deepest allowed nesting of dispatches.
+    public static let maximumDispatchDepth = 100
+
+    /// The mounted root, if any.
+    public internal(set) var root: Node?
+    /// Relaxed-mode violations, oldest first.
+    public internal(set) var warnings: [Violation] = []
+    /// The trace of the last top-level action.
+    @exclusivity(unchecked) public internal(set) var lastTrace: Trace?
+    /// The alert presented by a `handleAlertErrors` entry, if any.
+    public internal(set) var alert: Alert?
+    /// The safety level at the root (nodes can override it for their subtree).
+    public var defaultSafetyLevel: SafetyLevel = .relaxed
+    /// The strict violation that is unwinding the current action, if any.
+    @exclusivity(unchecked) public internal(set) var pendingAbort: Violation?
+    /// How many dispatches (and publications) are running, nested.
+    @exclusivity(unchecked) public internal(set) var dispatchDepth = 0
+    /// How many actions are running, nested.
+    @exclusivity(unchecked) public internal(set) var actionDepth = 0
+
+    /// Receives each relaxed-mode diagnostic line (`warning: FILE:LINE: message`).
+    /// The default discards it; the bridge prints it to stderr.
+    public var diagnostics: (String) -> Void = { _ in }
+    /// Builds the error the engine raises at a responder's position when a body returns the
+    /// wrong kind of result. The default makes a ``ValueType/runtimeError`` with `message` and
+    /// `node` fields; the bridge makes `LuaError` values.
+    public var makeRuntimeError: (String, Node) -> Value = { message, node in
+        Value(type: .runtimeError,
+              payload: FieldsPayload(strings: ["message": message, "node": node.description]))
+    }
+    /// Called for every node of a subtree that becomes mounted, in document order, before the
+    /// declaration checks run.
+    public var appearHook: ((Node) throws -> Void)?
+    /// Called for every node of a subtree that stops being mounted, in document order.
+    public var disappearHook: ((Node) -> Void)?
+    /// Called with the parent whose children changed in the mounted tree (after appear hooks).
+    public var structureDidChange: ((Node) -> Void)?
+    /// Called at the end of ``reset()``, for state the bridge owns (clock, tasks, …).
+    public var resetHook: (() -> Void)?
+
+    /// Creates an empty world.
+    public init() {}
+
+    /// Forgets the mounted tree (without disappear hooks), warnings, alert, last trace and any
+    /// pending abort, then calls ``resetHook``.
+    public func reset() {
+        root?.forEachInSubtree { $0.world = nil }
+        root = nil
+        warnings = []
+        alert = nil
+        lastTrace = nil
+        pendingAbort = nil
+        resetHook?()
+    }
+
+    /// Empties ``warnings``.
+    public func clearWarnings() { warnings = [] }
+
+    /// Dismisses the current alert.
+    public func dismissAlert() { alert = nil }
+
+    /// Runs `body` as an action: throws the pending strict violation first, and clears it when
+    /// the outermost action ends.
+    public func performAction<T>(_ body: () throws -> T) throws -> T {
+        try beginAction()
+        defer { endAction() }
+        let result = try body()
+        try checkPendingAbort()
+        return result
+    }
+
+    /// Throws ``StrictViolation`` when one is pending. Call after running script callbacks.
+    public func checkPendingAbort() throws {
+        if let pendingAbort { throw StrictViolation(pendingAbort) }
+    }
+
+    func beginAction() throws {
+        try checkPendingAbort()
+        actionDepth += 1
+    }
+
+    func endAction() {
+        actionDepth -= 1
+        if actionDepth == 0 { pendingAbort = nil }
+    }
+
+    /// Applies the safety policy to a violation.
+    ///
+    /// `relaxed` appends it to ``warnings`` and sends ``Violation/warningLine`` to
+    /// ``diagnostics``; `strict` makes it the pending abort and throws; `disabled` does nothing.
+    /// - Parameters:
+    ///   - violation: The violation.
+    ///   - level: The level in effect; `nil` means the level at `violation.node`.
+    /// - Throws: ``StrictViolation`` under strict safety.
+    public func reportViolation(_ violation: Violation, level: SafetyLevel? = nil) throws {
+        switch level ?? violation.node.effectiveSafetyLevel(default: defaultSafetyLevel) {
+        case .disabled:
+            return
+        case .relaxed:
+            warnings.append(violation)
+            diagnostics(violation.warningLine)
+        case .strict:
+            if pendingAbort == nil { pendingAbort = violation }
+            throw StrictViolation(pendingAbort ?? violation)
+        }
+    }
+
+    func presentAlert(for error: Value, at node: Node) {
+        let title = error.payload?.stringField("title") ?? "Error"
+        let message = error.payload?.stringField("message") ?? ""
+        alert = Alert(title: title, message: message, node: node, error: error)
+    }
+}

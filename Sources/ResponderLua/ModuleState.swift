@@ -1,0 +1,167 @@
+import CLua
+import CLuaShim
+import ResponderEngine
+
+/// Shared liveness flag: Swift objects that outlive the state (released after `lua_close`)
+/// check it before touching Lua.
+final class StateHandle {
+    var L: OpaquePointer?
+    init(_ L: OpaquePointer) { self.L = L }
+}
+
+/// The kinds of Swift objects that live in Lua as userdata, each with its own metatable.
+enum ObjectKind: Int, CaseIterable {
+    case node, value, type, outcome, trace, publisher, context
+
+    /// How `bad argument` messages name the kind.
+    var label: String {
+        switch self {
+        case .node: "node"
+        case .value: "value"
+        case .type: "type"
+        case .outcome: "outcome"
+        case .trace: "trace"
+        case .publisher: "publisher"
+        case .context: "context"
+        }
+    }
+}
+
+/// Everything the `responder` module keeps per Lua state: the engine world, metatables,
+/// identity caches and the built-in types.
+final class ModuleState {
+    unowned(unsafe) let runtime: LuaRuntime
+    let L: OpaquePointer
+    let world: World
+    let handle: StateHandle
+    var options: ScenarioOptions
+    /// Registry references of the metatables, indexed by `ObjectKind.rawValue`.
+    var metatables: [Int32] = []
+    /// Registry reference of the weak-valued identity cache (lightuserdata → userdata).
+    var cacheRef: Int32 = LUA_NOREF
+    /// Registry reference of the module table.
+    var moduleRef: Int32 = LUA_NOREF
+    /// Registry reference of the mounted root's userdata holder table.
+    var anchorRef: Int32 = LUA_NOREF
+    /// Built-in `LuaError` type.
+    let luaErrorType = ValueType(name: "LuaError", kind: .error)
+    /// Built-in cancellation error type.
+    let cancellationErrorType = ValueType(name: "CancellationError", kind: .error)
+    /// Nesting of Swift→Lua responder calls (a strict violation is raised only at depth 0).
+    var callDepth = 0
+    /// A limit error is unwinding through dispatches (kept in the registry).
+    var pendingErrorSet = false
+
+    init(runtime: LuaRuntime, options: ScenarioOptions) {
+        self.runtime = runtime
+        self.L = runtime.L
+        self.handle = StateHandle(runtime.L)
+        self.options = options
+        self.world = World()
+    }
+
+    // MARK: - objects
+
+    @inline(__always)
+    func metatable(_ kind: ObjectKind) -> Int32 { metatables[kind.rawValue] }
+
+    /// Pushes the userdata for `object`, reusing the cached one so identity holds in Lua.
+    func push(_ object: AnyObject, _ kind: ObjectKind, uservalues: Int32 = 0) {
+        let key = Unmanaged.passUnretained(object).toOpaque()
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(cacheRef))
+        if lua_rawgetp(L, -1, key) != LUA_TNIL {
+            luashim_remove(L, -2)
+            return
+        }
+        luashim_pop(L, 1)
+        luashim_push_object(L, Unmanaged.passRetained(object).toOpaque(), metatable(kind), uservalues)
+        lua_pushvalue(L, -1)
+        lua_rawsetp(L, -3, key)
+        luashim_remove(L, -2)
+    }
+
+    /// Pushes a fresh userdata for `object` without caching (outcomes, contexts).
+    func pushFresh(_ object: AnyObject, _ kind: ObjectKind) {
+        luashim_push_object(L, Unmanaged.passRetained(object).toOpaque(), metatable(kind), 0)
+    }
+
+    /// Pushes the cached userdata of `object` if it exists; returns false otherwise (nothing pushed).
+    func pushIfCached(_ object: AnyObject) -> Bool {
+        let key = Unmanaged.passUnretained(object).toOpaque()
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(cacheRef))
+        if lua_rawgetp(L, -1, key) != LUA_TNIL {
+            luashim_remove(L, -2)
+            return true
+        }
+        luashim_pop(L, 2)
+        return false
+    }
+
+    /// The object held by the userdata at `index` when it is of `kind`.
+    @inline(__always)
+    func object<T: AnyObject>(at index: Int32, _ kind: ObjectKind, as: T.Type) -> T? {
+        guard let p = luashim_to_object(L, index, metatable(kind)) else { return nil }
+        return Unmanaged<T>.fromOpaque(p).takeUnretainedValue()
+    }
+
+    func node(at index: Int32) -> Node? { object(at: index, .node, as: Node.self) }
+    func value(at index: Int32) -> Value? { object(at: index, .value, as: Value.self) }
+    func valueType(at index: Int32) -> ValueType? { object(at: index, .type, as: ValueType.self) }
+
+    /// Pushes a node (or nil).
+    func push(_ node: Node?) {
+        guard let node else { lua_pushnil(L); return }
+        push(node, .node, uservalues: NodeSlot.count)
+    }
+
+    /// Pushes a value (or nil).
+    func push(_ value: Value?) {
+        guard let value else { lua_pushnil(L); return }
+        push(value, .value)
+    }
+
+    /// Pushes a type.
+    func push(_ type: ValueType) { push(type, .type) }
+
+    // MARK: - describing arguments
+
+    /// How an argument is named in `bad argument` messages: `event`, `error type`, `node`, `string`…
+    func kindName(at index: Int32) -> String {
+        if lua_type(L, index) == LUA_TUSERDATA {
+            if let v = value(at: index) { return v.kind == .event ? "event" : "error" }
+            if let t = valueType(at: index) { return t.kind == .event ? "event type" : "error type" }
+            for kind in ObjectKind.allCases where luashim_to_object(L, index, metatable(kind)) != nil {
+                return kind.label
+            }
+        }
+        return String(cString: luashim_typename_at(L, index))
+    }
+
+    /// `file:line: bad argument #n to 'name' (expected expected, got …)` and LUASHIM_RAISE.
+    func argError(_ n: Int, _ name: String, _ expected: String, _ index: Int32) -> Int32 {
+        let got = lua_type(L, index) == LUA_TNONE ? "no value" : kindName(at: index)
+        return runtime.raise("\(runtime.whereString())bad argument #\(n) to '\(name)' (\(expected) expected, got \(got))")
+    }
+
+    /// Raises a located message.
+    func fail(_ message: String) -> Int32 {
+        runtime.raise("\(runtime.whereString())\(message)")
+    }
+
+    /// The innermost script line on the stack, as an engine location.
+    func location() -> SourceLocation? {
+        runtime.scriptLocation().map { SourceLocation(file: $0.file, line: $0.line) }
+    }
+}
+
+/// The user-value slots of a node's userdata. They mirror the tree for Lua's collector:
+/// holding any node keeps its whole tree reachable, and closures stored here that capture their
+/// own node form a pure Lua cycle the collector can free.
+enum NodeSlot {
+    static let parent: Int32 = 1
+    static let firstChild: Int32 = 2
+    static let nextSibling: Int32 = 3
+    static let props: Int32 = 4
+    static let functions: Int32 = 5
+    static let count: Int32 = 5
+}

@@ -1,0 +1,102 @@
+import CLua
+import CLuaShim
+import ResponderEngine
+
+/// `Event`, `Error`, `AlertableError` and the type objects they return (SPEC §2.1).
+enum TypeBinding {
+    @inline(__always)
+    static func state(_ L: OpaquePointer?) -> ModuleState { LuaRuntime.of(L).moduleState! }
+
+    static func declare(_ L: OpaquePointer?, _ fname: String, _ kind: ValueKind, alertable: Bool) -> Int32 {
+        let m = state(L)
+        guard lua_type(L, 1) == LUA_TSTRING, let name = m.runtime.string(at: 1), !name.isEmpty else {
+            return m.argError(1, fname, "type name (string)", 1)
+        }
+        var parent: ValueType?
+        if !luashim_isnoneornil(L, 2) {
+            guard let p = m.valueType(at: 2), p.kind == kind else {
+                return m.argError(2, fname, kind == .event ? "event type" : "error type", 2)
+            }
+            parent = p
+        }
+        m.push(ValueType(name: name, kind: kind, parent: parent, alertable: alertable))
+        return 1
+    }
+
+    static let event: LuaSwiftFunction = { L in declare(L, "Event", .event, alertable: false) }
+    static let error: LuaSwiftFunction = { L in declare(L, "Error", .error, alertable: false) }
+    static let alertableError: LuaSwiftFunction = { L in declare(L, "AlertableError", .error, alertable: true) }
+
+    /// `T{fields}` / `T()`: makes an immutable value.
+    static let call: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let type = m.valueType(at: 1) else { return m.argError(0, "call", "type", 1) }
+        let hasFields = !luashim_isnoneornil(L, 2)
+        if hasFields && lua_type(L, 2) != LUA_TTABLE {
+            return m.argError(1, type.name, "table of fields", 2)
+        }
+        // copy the fields so later changes to the table do not reach the value
+        luashim_newtable(L)
+        let copy = lua_gettop(L)
+        if hasFields {
+            lua_pushnil(L)
+            while lua_next(L, 2) != 0 {
+                lua_pushvalue(L, -2)
+                luashim_insert(L, -2)
+                lua_rawset(L, copy)
+            }
+        }
+        if type.isAlertable {
+            lua_getfield(L, copy, "message")
+            let ok = lua_type(L, -1) == LUA_TSTRING
+            luashim_pop(L, 1)
+            if !ok { return m.fail("bad argument #1 to '\(type.name)' (AlertableError needs a string field 'message')") }
+            let titleType = lua_getfield(L, copy, "title")
+            luashim_pop(L, 1)
+            if titleType != LUA_TNIL && titleType != LUA_TSTRING {
+                return m.fail("bad argument #1 to '\(type.name)' (field 'title' must be a string)")
+            }
+        }
+        let payload = LuaPayload(handle: m.handle, popping: L!)
+        m.push(Value(type: type, payload: payload))
+        return 1
+    }
+
+    /// `T:is(value)`.
+    static let isMethod: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let type = m.valueType(at: 1) else { return m.argError(0, "is", "type", 1) }
+        if let v = m.value(at: 2) {
+            lua_pushboolean(L, type.isSame(orAncestorOf: v.type) ? 1 : 0)
+        } else if let t = m.valueType(at: 2) {
+            lua_pushboolean(L, type.isSame(orAncestorOf: t) ? 1 : 0)
+        } else {
+            lua_pushboolean(L, 0)
+        }
+        return 1
+    }
+
+    static let get: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let type = m.valueType(at: 1), let key = m.runtime.string(at: 2) else { lua_pushnil(L); return 1 }
+        switch key {
+        case "name": m.runtime.pushString(type.name)
+        case "kind": m.runtime.pushString(type.kind.rawValue)
+        case "parent": if let p = type.parent { m.push(p) } else { lua_pushnil(L) }
+        case "alertable": lua_pushboolean(L, type.isAlertable ? 1 : 0)
+        default: lua_pushnil(L)
+        }
+        return 1
+    }
+
+    static let tostring: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let type = m.valueType(at: 1) else { lua_pushnil(L); return 1 }
+        m.runtime.pushString(type.name)
+        return 1
+    }
+
+    static let newindex: LuaSwiftFunction = { L in
+        state(L).fail("types are immutable")
+    }
+}

@@ -1,0 +1,88 @@
+import CLua
+import CLuaShim
+import ResponderEngine
+
+/// Module-level functions over the world: warnings, traces, alerts, reset (SPEC §2.5–2.8).
+enum WorldBinding {
+    @inline(__always)
+    static func state(_ L: OpaquePointer?) -> ModuleState { LuaRuntime.of(L).moduleState! }
+
+    static func pushViolation(_ m: ModuleState, _ v: Violation) {
+        let L = m.L
+        lua_createtable(L, 0, 5)
+        m.runtime.pushString(v.kind.rawValue)
+        lua_setfield(L, -2, "kind")
+        m.runtime.pushString(v.message)
+        lua_setfield(L, -2, "message")
+        m.push(v.node)
+        lua_setfield(L, -2, "node")
+        if let value = v.value { m.push(value); lua_setfield(L, -2, "value") }
+        if let loc = v.location { m.runtime.pushString(loc.description); lua_setfield(L, -2, "location") }
+    }
+
+    static let warnings: LuaSwiftFunction = { L in
+        let m = state(L)
+        let list = m.world.warnings
+        lua_createtable(L, Int32(list.count), 0)
+        for (i, v) in list.enumerated() {
+            pushViolation(m, v)
+            lua_rawseti(L, -2, lua_Integer(i + 1))
+        }
+        return 1
+    }
+
+    static let clearWarnings: LuaSwiftFunction = { L in
+        state(L).world.clearWarnings()
+        return 0
+    }
+
+    static let lastTrace: LuaSwiftFunction = { L in
+        let m = state(L)
+        if let t = m.world.lastTrace { m.push(t, .trace) } else { lua_pushnil(L) }
+        return 1
+    }
+
+    static let alert: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let a = m.world.alert else { lua_pushnil(L); return 1 }
+        lua_createtable(L, 0, 5)
+        m.runtime.pushString(a.title)
+        lua_setfield(L, -2, "title")
+        m.runtime.pushString(a.message)
+        lua_setfield(L, -2, "message")
+        m.runtime.pushString(a.button)
+        lua_setfield(L, -2, "button")
+        m.push(a.node)
+        lua_setfield(L, -2, "node")
+        m.push(a.error)
+        lua_setfield(L, -2, "error")
+        return 1
+    }
+
+    static let dismissAlert: LuaSwiftFunction = { L in
+        state(L).world.dismissAlert()
+        return 0
+    }
+
+    static let reset: LuaSwiftFunction = { L in
+        let m = state(L)
+        m.world.reset()
+        lua_pushnil(L)
+        lua_setfield(L, luashim_registryindex(), "responder.mounted")
+        return 0
+    }
+
+    static let mounted: LuaSwiftFunction = { L in
+        let m = state(L)
+        m.push(m.world.root)
+        return 1
+    }
+
+    /// `__gc` of every object userdata: releases the Swift object.
+    static let gc: LuaSwiftFunction = { L in
+        if let p = lua_touserdata(L, 1)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self).pointee {
+            Unmanaged<AnyObject>.fromOpaque(p).release()
+        }
+        return 0
+    }
+}
