@@ -50,6 +50,8 @@ luashim_control *luashim_control_of(lua_State *L) {
 
 /* ---------------- limits ---------------- */
 
+static void count_hook(lua_State *L, lua_Debug *ar);
+
 static void raise_limit(lua_State *L, luashim_control *c) {
     c->limitRaised = 1;
     if (c->interrupt) {
@@ -57,6 +59,8 @@ static void raise_limit(lua_State *L, luashim_control *c) {
         lua_pushliteral(L, "interrupted!");
         lua_error(L);
     }
+    /* from now on check at every instruction, so a pcall cannot swallow the limit for long */
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
     if (c->memoryExceeded) {
         /* allow the message itself to be built */
         c->hostDepth++;
@@ -117,6 +121,7 @@ void luashim_reset_limits(lua_State *L, int64_t instructionBudget) {
     c->memoryExceeded = c->used > c->limit && c->limit > 0;
     c->limitRaised = 0;
     c->interrupt = 0;
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_COUNT);
 }
 
 /* ---------------- trampoline ---------------- */
@@ -127,7 +132,7 @@ static int trampoline(lua_State *L) {
     c->hostDepth++;
     int n = fn(L);
     c->hostDepth--;
-    if (c->memoryExceeded && c->limit > 0 && c->used > c->limit) raise_limit(L, c);
+    if (c->memoryExceeded && c->limit > 0) raise_limit(L, c);
     if (n < 0) return lua_error(L);
     return n;
 }

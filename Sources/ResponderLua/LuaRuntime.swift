@@ -77,7 +77,18 @@ public final class LuaRuntime {
     /// failure is returned.
     public func call(_ nargs: Int32, _ nresults: Int32) -> LuaFailure? {
         let status = luashim_pcall(L, nargs, nresults)
-        if status == LUA_OK { return nil }
+        if status == LUA_OK {
+            // a limit swallowed by a script's own pcall still ends the script
+            let c = control.pointee
+            if c.limit > 0 && c.memoryExceeded != 0 || c.budgetExceeded != 0 {
+                let message = c.budgetExceeded != 0 ? "instruction limit exceeded" : "not enough memory"
+                luashim_pop(L, nresults == LUA_MULTRET ? 0 : nresults)
+                control.pointee.limitRaised = 1
+                pushString(message)
+                return popFailure(status: c.budgetExceeded != 0 ? LUA_ERRRUN : LUA_ERRMEM)
+            }
+            return nil
+        }
         return popFailure(status: status)
     }
 

@@ -1,0 +1,52 @@
+import ArgumentParser
+import ResponderLua
+
+/// `responder repl [--load FILE.lua]`: an interactive Lua prompt with the responder module.
+///
+/// On a terminal: prompts `> ` / `>> `, libedit line editing, history in
+/// `~/.responder_history` (or `$RESPONDER_HISTORY`), Tab completion. When standard input is not a
+/// terminal the lines are read plainly and **no prompts are printed**, so piped output holds only
+/// results (values on stdout; errors, `interrupted!` and warnings on stderr).
+struct ReplCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "repl",
+        abstract: "Explore scenarios interactively (Lua prompt with the responder module).",
+        discussion: """
+        Expressions print their values (nodes, events, outcomes and tables readably); statements \
+        run; incomplete input continues on a '>> ' prompt. Dot commands: .help, .tree [selector], \
+        .trace, .warnings, .reset, .load FILE, .quit. Ctrl-C interrupts running code, Ctrl-D leaves. \
+        Each entry gets the full --max-instructions budget.
+        """
+    )
+
+    @Option(name: .customLong("load"), help: "A script to run before the first prompt.")
+    var load: String?
+
+    @Option(help: "Default safety level at the root: relaxed, strict or disabled.")
+    var safety: String = "relaxed"
+
+    @Option(help: "Seed for math.random.")
+    var seed: Int64?
+
+    @OptionGroup var limitOptions: LimitOptions
+
+    func validate() throws {
+        if !["relaxed", "strict", "disabled"].contains(safety) {
+            throw ValidationError("--safety must be relaxed, strict or disabled (got '\(safety)')")
+        }
+    }
+
+    func run() throws {
+        if let load { try ScriptFile.check(load, command: "repl") }
+        let options = ScenarioOptions(limits: limitOptions.limits, seed: seed, safety: safety)
+        let runtime: LuaRuntime
+        do {
+            runtime = try Scenario.makeRuntime(options)
+        } catch {
+            Stderr.write("error: \(error.message)\n")
+            throw ExitCode(3)
+        }
+        let session = ReplSession(runtime: runtime)
+        throw ExitCode(session.run(preload: load))
+    }
+}

@@ -1,0 +1,581 @@
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// `responder repl` end to end: the built binary, fed through a file (piped mode) or driven
+// through a pseudo-terminal (prompts, line editing, Ctrl-C, Ctrl-D, completion, history).
+
+// MARK: - Piped mode
+
+@Suite("repl, piped")
+struct ReplPipedTests {
+    @Test func expressionsPrintTheirValuesAndStatementsPrintNothing() throws {
+        let r = try ReplHarness.piped("""
+        1 + 1
+        x = 10
+        x * 2
+        =x + 1
+        "text", nil, 3
+        .5
+        """)
+        #expect(r.output == "2\n20\n11\ntext\tnil\t3\n0.5\n")
+        #expect(r.status == 0)
+    }
+
+    @Test func noPromptsWhenPiped() throws {
+        let r = try ReplHarness.piped("1\nfunction f()\nreturn 2\nend\nf()\n")
+        #expect(!r.output.contains("> "))
+        #expect(r.output == "1\n2\n")
+    }
+
+    @Test func multiLineInputContinuesUntilComplete() throws {
+        let r = try ReplHarness.piped("""
+        function double(a)
+          local b = a * 2
+          return b
+        end
+        double(21)
+        t = {
+          1,
+        2 }
+        #t
+        return 1 +
+        2
+        s = [[long
+        string]]
+        s
+        """)
+        #expect(r.output == "42\n2\n3\nlong\nstring\n")
+        #expect(r.errors == "")
+    }
+
+    @Test func tablesPrintReadablyWithSortedKeysAndMarkedCycles() throws {
+        let r = try ReplHarness.piped("""
+        { 1, "x", b = 2, a = true, ["key with space"] = 1, [10] = "ten" }
+        {}
+        local t = { name = "loop" } t.self = t return t
+        { nested = { deeper = { deepest = { bottom = { 1 } } } } }
+        { f = "q\\"uote\\nline" }
+        """)
+        let lines = r.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 5)
+        #expect(lines.first == #"{ 1, "x", [10] = "ten", a = true, b = 2, ["key with space"] = 1 }"#)
+        #expect(lines.dropFirst(1).first == "{}")
+        #expect(lines.dropFirst(2).first == #"{ name = "loop", self = <cycle> }"#)
+        #expect(lines.dropFirst(3).first == "{ nested = { deeper = { deepest = { bottom = {...} } } } }")
+        #expect(lines.dropFirst(4).first == #"{ f = "q\"uote\nline" }"#)
+    }
+
+    @Test func errorsArePrintedAndNeverEndTheSession() throws {
+        let r = try ReplHarness.piped("""
+        error("boom")
+        1 +* 2
+        nosuch.field = 1
+        error({})
+        local function inner() error("deep") end inner()
+        "still here"
+        """)
+        #expect(r.status == 0)
+        #expect(r.output.hasSuffix("still here\n"))
+        #expect(r.errors.contains("error: stdin:1: boom\n"))
+        // as lua.c: the statement form's message is reported (`return 1 +* 2` failed first)
+        #expect(r.errors.contains("error: stdin:1: unexpected symbol near '1'\n"))
+        #expect(r.errors.contains("error: stdin:1: attempt to index a nil value (global 'nosuch')\n"))
+        #expect(r.errors.contains("error: (error object is a table value)\n"))
+        #expect(r.errors.contains("error: stdin:1: deep\nstack traceback:\n\tstdin:1: in local 'inner'"))
+    }
+
+    @Test func errorsInterleaveWithOutputInOrder() throws {
+        let r = try ReplHarness.piped("print('a')\nerror('b')\nprint('c')\n", mergeStreams: true)
+        #expect(r.output == "a\nerror: stdin:1: b\nc\n")
+    }
+
+    @Test func eachEntryGetsTheInstructionBudget() throws {
+        let r = try ReplHarness.piped("""
+        while true do end
+        for i = 1, 50000 do end
+        "ok"
+        """, arguments: ["--max-instructions", "100000"])
+        #expect(r.errors.contains("instruction limit exceeded (100000 instructions)"))
+        #expect(r.output == "ok\n")
+        #expect(r.status == 0)
+    }
+
+    @Test func dotCommands() throws {
+        let dir = try ReplHarness.temporaryDirectory()
+        let file = dir + "/lib.lua"
+        try ReplHarness.write(file, "loaded = (loaded or 0) + 1\nreturn 'from file'\n")
+        let r = try ReplHarness.piped("""
+        .help
+        .load \(file)
+        loaded
+        .load \(dir)/missing.lua
+        .load
+        .frobnicate
+        .quit
+        "never printed"
+        """)
+        #expect(r.output.contains(".tree [selector]"))
+        #expect(r.output.contains(".warnings"))
+        #expect(r.output.contains("from file\n1\n"))
+        #expect(!r.output.contains("never printed"))
+        #expect(r.errors.contains("error: cannot open '\(dir)/missing.lua': no such file"))
+        #expect(r.errors.contains("error: .load needs a file"))
+        #expect(r.errors.contains("error: unknown command .frobnicate (try .help)"))
+        #expect(r.status == 0)
+    }
+
+    @Test func loadOptionRunsAFileFirst() throws {
+        let dir = try ReplHarness.temporaryDirectory()
+        let file = dir + "/setup.lua"
+        try ReplHarness.write(file, "greeting = 'hello'\n")
+        let r = try ReplHarness.piped("greeting\n", arguments: ["--load", file])
+        #expect(r.output == "hello\n")
+        let missing = try ReplHarness.piped("1\n", arguments: ["--load", dir + "/nope.lua"])
+        #expect(missing.status == 2)
+    }
+
+    @Test func nodesEventsAndTracesPrintReadably() throws {
+        let r = try ReplHarness.piped("""
+        ItemSelected = Event "ItemSelected"
+        item = View "Item" { id = "b" }
+        root = View "Root" { View "Grid" { item } }
+        item
+        root
+        ItemSelected { item = "b" }
+        { first = item, event = ItemSelected { item = "b" } }
+        root:handleEvent(ItemSelected, function() end)
+        mount(root)
+        o = item:trigger(ItemSelected { item = "b" })
+        o.handled, o.by
+        .tree
+        .tree #b
+        .trace
+        .warnings
+        .reset
+        .tree
+        """)
+        let out = r.output
+        #expect(out.contains("Item#b\nRoot\nItemSelected{item=\"b\"}\n"))
+        #expect(out.contains(#"{ event = ItemSelected{item="b"}, first = Item#b }"#))
+        #expect(out.contains("true\tRoot\n"))
+        #expect(out.contains("Root  [handleEvent(ItemSelected)]\n  Grid\n    Item#b\n"))
+        #expect(out.contains("event ItemSelected{item=\"b\"} from Item#b\n"))
+        #expect(out.contains("no warnings"))
+        #expect(r.errors.contains("no tree is mounted"))
+    }
+
+    @Test func warningsAreListed() throws {
+        let r = try ReplHarness.piped("""
+        Ping = Event "Ping"
+        root = View "Root" { View "Leaf" }
+        mount(root)
+        root:find("Leaf"):trigger(Ping())
+        .warnings
+        """)
+        #expect(r.output.contains("1. unhandledEvent: "))
+        #expect(r.errors.contains("warning: "))
+    }
+}
+
+// MARK: - Terminal mode
+
+@Suite("repl, terminal")
+struct ReplTerminalTests {
+    @Test func promptsEvaluationAndCtrlDLeaves() throws {
+        let t = try ReplTerminal()
+        try t.expect("> ")
+        t.send("1 + 2\r")
+        try t.expect("3\r\n> ")
+        t.send("function f()\r")
+        try t.expect(">> ")
+        t.send("return 5 end\r")
+        try t.expect("> ")
+        t.send("f()\r")
+        try t.expect("5\r\n> ")
+        t.send("\u{04}")
+        #expect(try t.waitForExit() == 0)
+    }
+
+    @Test func ctrlCInterruptsRunningCodeAndReturnsToThePrompt() throws {
+        let t = try ReplTerminal()
+        try t.expect("> ")
+        t.send("while true do end\r")
+        try t.expect("while true do end\r\n")
+        usleep(200_000)
+        t.send("\u{03}", editing: false)
+        try t.expect("interrupted!")
+        try t.expect("> ")
+        t.send("'alive'\r")
+        try t.expect("alive\r\n> ")
+        t.send("\u{04}")
+        #expect(try t.waitForExit() == 0)
+    }
+
+    @Test func ctrlCAtThePromptDiscardsTheLine() throws {
+        let t = try ReplTerminal()
+        try t.expect("> ")
+        t.send("error('should not run')")
+        usleep(100_000)
+        t.send("\u{03}")
+        try t.expect("> ")
+        t.send("function g()\r")
+        try t.expect(">> ")
+        t.send("\u{03}")
+        try t.expect("> ")
+        t.send("'next'\r")
+        try t.expect("next\r\n> ")
+        #expect(!t.output.contains("should not run\r\n"))
+        #expect(!t.output.contains("error:"))
+        t.send(".quit\r")
+        #expect(try t.waitForExit() == 0)
+    }
+
+    @Test func tabCompletesGlobalsFieldsAndMethods() throws {
+        let t = try ReplTerminal()
+        try t.expect("> ")
+        t.send("config = { verbose = true }\r")
+        try t.expect("> ")
+        t.send("mat\t")
+        try t.expect("h")
+        t.send(".flo\t")
+        try t.expect("or")
+        t.send("(2.5)\r")
+        try t.expect("2\r\n> ")
+        t.send("config.verb\t")
+        try t.expect("ose")
+        t.send("\r")
+        try t.expect("true\r\n> ")
+        t.send("s = 'abc'\r")
+        try t.expect("> ")
+        t.send("s:upp\t")
+        try t.expect("er")
+        t.send("()\r")
+        try t.expect("ABC\r\n> ")
+        t.send("\u{04}")
+        #expect(try t.waitForExit() == 0)
+    }
+
+    @Test func tabCompletesNodeMethodsAndFields() throws {
+        let t = try ReplTerminal()
+        try t.expect("> ")
+        t.send("item = View \"Item\" { id = \"b\" }\r")
+        try t.expect("> ")
+        t.send("item:findA\t")
+        try t.expect("ll")
+        t.send("(\"Item\")\r")
+        try t.expect("{ Item#b }\r\n> ")
+        t.send("item.chi\t")
+        try t.expect("ldren")
+        t.send("\r")
+        try t.expect("{}\r\n> ")
+        t.send("item:removeR\t")
+        try t.expect("esponder")
+        t.send("\u{03}")
+        try t.expect("> ")
+        t.send("\u{04}")
+        #expect(try t.waitForExit() == 0)
+    }
+
+    @Test func historyIsSavedAndLoaded() throws {
+        let t = try ReplTerminal()
+        try t.expect("> ")
+        t.send("remembered = 41\r")
+        try t.expect("> ")
+        t.send("\u{04}")
+        #expect(try t.waitForExit() == 0)
+        let history = try ReplHarness.read(t.home + "/.responder_history")
+        #expect(history.contains("remembered"))
+
+        let again = try ReplTerminal(home: t.home)
+        try again.expect("> ")
+        again.send("\u{1B}[A")          // up arrow: the previous entry
+        try again.expect("remembered = 41")
+        again.send(" + 1\rremembered\r")
+        try again.expect("42\r\n> ")
+        again.send("\u{04}")
+        #expect(try again.waitForExit() == 0)
+    }
+
+    @Test func firstPromptIsFast() throws {
+        var best = Int.max
+        for _ in 0..<3 {
+            let start = ReplHarness.nowMicros()
+            let t = try ReplTerminal()
+            try t.expect("> ")
+            best = min(best, ReplHarness.nowMicros() - start)
+            t.send("\u{04}")
+            _ = try t.waitForExit()
+        }
+        // SPEC: ≤ 50 ms to the first prompt (a debug build under a loaded CI may be slower,
+        // so the test allows 4× and the benchmark records the real figure).
+        #expect(best < 200_000, "first prompt after \(best) µs")
+    }
+}
+
+// MARK: - Harness
+
+struct ReplHarnessError: Error, CustomStringConvertible {
+    var description: String
+}
+
+enum ReplHarness {
+    struct Result {
+        var output: String
+        var errors: String
+        var status: Int32
+    }
+
+    /// The `responder` binary next to the test bundle (or `$RESPONDER_BIN`).
+    static func binary() throws -> String {
+        if let env = getenv("RESPONDER_BIN") { return String(cString: env) }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { throw ReplHarnessError(description: "cannot read /proc/self/exe") }
+        var dir = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        while let slash = dir.lastIndex(of: "/"), slash != dir.startIndex {
+            dir = String(dir[..<slash])
+            let candidate = dir + "/responder"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        throw ReplHarnessError(description: "no 'responder' binary found above the test executable; build it first (swift build) or set RESPONDER_BIN")
+    }
+
+    static func temporaryDirectory() throws -> String {
+        var template = Array("/tmp/responder-repl-test-XXXXXX".utf8CString)
+        guard let p = mkdtemp(&template) else { throw ReplHarnessError(description: "mkdtemp failed") }
+        return String(cString: p)
+    }
+
+    static func write(_ path: String, _ text: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw ReplHarnessError(description: "cannot write \(path)") }
+        defer { close(fd) }
+        var t = text
+        _ = t.withUTF8 { Glibc.write(fd, $0.baseAddress, $0.count) }
+    }
+
+    static func read(_ path: String) throws -> String {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw ReplHarnessError(description: "cannot read \(path)") }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 65536) }
+            if n <= 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func nowMicros() -> Int {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return ts.tv_sec * 1_000_000 + ts.tv_nsec / 1000
+    }
+
+    /// Environment for the child: a private HOME (history) and no colour.
+    static func environment(home: String) -> [String] {
+        ["HOME=\(home)", "TERM=xterm", "PATH=/usr/bin:/bin", "NO_COLOR=1", "LANG=C.UTF-8"]
+    }
+
+    /// Spawns `responder repl ARGS` and returns its pid.
+    static func spawn(arguments: [String], environment: [String],
+                      actions: inout posix_spawn_file_actions_t, attributes: inout posix_spawnattr_t) throws -> pid_t {
+        let path = try binary()
+        let argv = ([path, "repl"] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        // The child must not inherit the test runner's blocked or ignored SIGINT.
+        var none = sigset_t()
+        sigemptyset(&none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var flags: Int16 = 0
+        posix_spawnattr_getflags(&attributes, &flags)
+        posix_spawnattr_setflags(&attributes, flags | Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        guard rc == 0 else { throw ReplHarnessError(description: "posix_spawn failed: \(rc)") }
+        return pid
+    }
+
+    /// Waits for the child, killing it after `timeout` seconds.
+    static func wait(_ pid: pid_t, timeout: Double = 30) throws -> Int32 {
+        let deadline = nowMicros() + Int(timeout * 1_000_000)
+        var status: Int32 = 0
+        while true {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid { break }
+            if r < 0 { throw ReplHarnessError(description: "waitpid failed") }
+            if nowMicros() > deadline {
+                kill(pid, SIGKILL)
+                _ = waitpid(pid, &status, 0)
+                throw ReplHarnessError(description: "responder repl did not exit within \(timeout) s")
+            }
+            usleep(5_000)
+        }
+        if status & 0x7f == 0 { return (status >> 8) & 0xff }
+        return 128 + (status & 0x7f)
+    }
+
+    /// Runs `responder repl` with `input` as standard input (a file, so not a terminal).
+    static func piped(_ input: String, arguments: [String] = [], mergeStreams: Bool = false) throws -> Result {
+        let dir = try temporaryDirectory()
+        let inPath = dir + "/stdin", outPath = dir + "/stdout", errPath = dir + "/stderr"
+        try write(inPath, input.hasSuffix("\n") ? input : input + "\n")
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        if mergeStreams {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        let pid = try spawn(arguments: arguments, environment: environment(home: dir),
+                            actions: &actions, attributes: &attributes)
+        let status = try wait(pid)
+        return Result(output: try read(outPath), errors: mergeStreams ? "" : try read(errPath), status: status)
+    }
+}
+
+/// `responder repl` on a pseudo-terminal: the child is a session leader whose controlling
+/// terminal is the pty, so Ctrl-C (0x03) written to the master raises SIGINT in it.
+final class ReplTerminal {
+    let master: Int32
+    let pid: pid_t
+    let home: String
+    private(set) var bytes: [UInt8] = []
+    private var mark = 0
+    private var exited = false
+
+    var output: String { String(decoding: bytes, as: UTF8.self) }
+
+    init(arguments: [String] = [], home: String? = nil) throws {
+        self.home = try home ?? ReplHarness.temporaryDirectory()
+        // posix_openpt/grantpt/unlockpt/ptsname are not visible from Swift's Glibc module;
+        // these are their Linux definitions (devpts): open the multiplexer, unlock, ask the number.
+        master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        guard master >= 0 else { throw ReplHarnessError(description: "cannot open /dev/ptmx") }
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        let TIOCSPTLCK: UInt = 0x4004_5431, TIOCGPTN: UInt = 0x8004_5430
+        guard ioctl(master, TIOCSPTLCK, &unlock) == 0, ioctl(master, TIOCGPTN, &number) == 0 else {
+            close(master)
+            throw ReplHarnessError(description: "cannot set up the pseudo-terminal")
+        }
+        let slave = "/dev/pts/\(number)"
+        var size = winsize(ws_row: 24, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addclose(&actions, master)
+        posix_spawn_file_actions_addopen(&actions, 0, slave, O_RDWR, 0)
+        posix_spawn_file_actions_adddup2(&actions, 0, 1)
+        posix_spawn_file_actions_adddup2(&actions, 0, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // POSIX_SPAWN_SETSID (glibc ≥ 2.26): setsid() before the file actions, so opening the
+        // slave makes it the controlling terminal.
+        posix_spawnattr_setflags(&attributes, 0x80)
+        pid = try ReplHarness.spawn(arguments: arguments, environment: ReplHarness.environment(home: self.home),
+                                    actions: &actions, attributes: &attributes)
+    }
+
+    deinit {
+        if !exited {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            _ = waitpid(pid, &status, 0)
+        }
+        close(master)
+    }
+
+    /// Writes `text` to the terminal. By default it first waits (up to 2 s) until libedit has
+    /// switched the terminal to raw mode: input typed before that is handled as cooked typeahead
+    /// (echoed by the kernel, Ctrl-D lost), which is libedit's behaviour, not what a test checks.
+    /// Pass `editing: false` to type while code runs (Ctrl-C).
+    func send(_ text: String, editing: Bool = true) {
+        if editing {
+            let deadline = ReplHarness.nowMicros() + 2_000_000
+            var tio = termios()
+            while ReplHarness.nowMicros() < deadline {
+                if tcgetattr(master, &tio) == 0 && tio.c_lflag & UInt32(ICANON) == 0 { break }
+                usleep(1_000)
+            }
+        }
+        var t = text
+        _ = t.withUTF8 { Glibc.write(master, $0.baseAddress, $0.count) }
+    }
+
+    /// Reads until `text` appears in the output after the previous match.
+    func expect(_ text: String, timeout: Double = 10) throws {
+        let needle = Array(text.utf8)
+        let deadline = ReplHarness.nowMicros() + Int(timeout * 1_000_000)
+        while true {
+            if let end = find(needle) {
+                mark = end
+                return
+            }
+            let left = deadline - ReplHarness.nowMicros()
+            if left <= 0 { break }
+            var pfd = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&pfd, 1, Int32(min(left / 1000, 100)))
+            if ready > 0 {
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                let n = chunk.withUnsafeMutableBytes { Glibc.read(master, $0.baseAddress, 4096) }
+                if n <= 0 { break }
+                bytes.append(contentsOf: chunk[0..<n])
+            }
+        }
+        if let end = find(needle) { mark = end; return }
+        let seen = String(decoding: bytes[mark...], as: UTF8.self)
+        throw ReplHarnessError(description: "expected \(String(reflecting: text)) in terminal output; after the last match got \(String(reflecting: seen))")
+    }
+
+    private func find(_ needle: [UInt8]) -> Int? {
+        guard !needle.isEmpty, bytes.count - mark >= needle.count else { return nil }
+        var i = mark
+        while i + needle.count <= bytes.count {
+            if bytes[i] == needle[0] && Array(bytes[i..<(i + needle.count)]) == needle { return i + needle.count }
+            i += 1
+        }
+        return nil
+    }
+
+    func waitForExit(timeout: Double = 10) throws -> Int32 {
+        // Drain output so the child never blocks on a full pty buffer.
+        let deadline = ReplHarness.nowMicros() + Int(timeout * 1_000_000)
+        while ReplHarness.nowMicros() < deadline {
+            var status: Int32 = 0
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid {
+                exited = true
+                if status & 0x7f == 0 { return (status >> 8) & 0xff }
+                return 128 + (status & 0x7f)
+            }
+            var pfd = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, 20) > 0 {
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                let n = chunk.withUnsafeMutableBytes { Glibc.read(master, $0.baseAddress, 4096) }
+                if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
+            }
+        }
+        throw ReplHarnessError(description: "responder repl did not exit; output: \(String(reflecting: output))")
+    }
+}

@@ -1,0 +1,365 @@
+import ResponderLua
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// `responder test` end to end: the built binary run over temporary spec folders.
+
+enum TestCmdHarness {
+    struct Failure: Error, CustomStringConvertible { let description: String }
+
+    /// The `responder` binary next to the test bundle (or `$RESPONDER_BIN`).
+    static func binary() throws -> String {
+        if let env = getenv("RESPONDER_BIN") { return String(cString: env) }
+        var dir = TestProcess.executablePath()
+        while let slash = dir.lastIndex(of: "/"), slash != dir.startIndex {
+            dir = String(dir[..<slash])
+            let candidate = dir + "/responder"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        throw Failure(description: "no 'responder' binary found above the test executable; build it first")
+    }
+
+    /// A fresh folder holding `files` (relative path → text).
+    static func folder(_ files: [String: String]) throws -> String {
+        var template = Array("/tmp/responder-test-cmd-XXXXXX".utf8CString)
+        guard let p = mkdtemp(&template) else { throw Failure(description: "mkdtemp failed") }
+        let root = String(cString: p)
+        for (path, text) in files {
+            var dir = ""
+            for part in path.split(separator: "/").dropLast() {
+                dir += "/" + part
+                mkdir(root + dir, 0o755)
+            }
+            guard FileText.write(text, to: root + "/" + path) else { throw Failure(description: "cannot write \(path)") }
+        }
+        return root
+    }
+
+    static func read(_ path: String) -> String? {
+        guard case .success(let b) = FileText.read(path) else { return nil }
+        return String(decoding: b, as: UTF8.self)
+    }
+
+    static func quote(_ s: String) -> String { "'" + s.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'" }
+
+    /// Runs `responder test ARGS` inside `dir`.
+    static func run(_ dir: String, _ args: [String], env: [String] = []) throws -> TestProcess.Output {
+        let bin = try binary()
+        let command = "cd \(quote(dir)) && exec env \(env.joined(separator: " ")) \(quote(bin)) test \(args.map(quote).joined(separator: " "))"
+        let environment = TestProcess.environment().filter { !$0.hasPrefix("NO_COLOR=") } + ["NO_COLOR=1"]
+        guard let out = TestProcess.run("/bin/sh", ["-c", command], environment: environment) else {
+            throw Failure(description: "cannot spawn /bin/sh")
+        }
+        return out
+    }
+
+    static func lastLine(_ s: String) -> String {
+        s.split(separator: "\n").last.map(String.init) ?? ""
+    }
+
+    static func contains(_ s: String, _ part: String) -> Bool { s.firstRange(of: part) != nil }
+}
+
+private let mixedSpec = """
+describe("group", function()
+  it("passes", function() assert.equal(1, 1) end)
+  it("fails", function()
+    assert.are.same({ a = 1, b = 2 }, { a = 1, b = 3 })
+  end)
+  it("errors", function() error("kaput") end)
+  pending("later")
+  describe("inner", function()
+    it("also passes", function() assert.is_true(true) end)
+  end)
+end)
+"""
+
+@Suite("responder test")
+struct TestCommandTests {
+    typealias H = TestCmdHarness
+
+    @Test func summaryLineExitStatusAndFailureDetails() throws {
+        let dir = try H.folder(["a_spec.lua": mixedSpec])
+        let r = try H.run(dir, [])
+        #expect(r.status == 1)
+        #expect(H.lastLine(r.stdout) == "2 passed, 2 failed, 1 skipped")
+        // file:line of the failing assertion, the message and a -/+ diff
+        #expect(H.contains(r.stdout, "a_spec.lua:4"))
+        #expect(H.contains(r.stdout, "Expected objects to be the same."))
+        #expect(H.contains(r.stdout, "-   b = 2,"))
+        #expect(H.contains(r.stdout, "+   b = 3,"))
+        #expect(H.contains(r.stdout, "a_spec.lua:6: kaput"))
+        #expect(!H.contains(r.stdout, "\u{1B}["))   // NO_COLOR
+    }
+
+    @Test func allPassingExitsZero() throws {
+        let dir = try H.folder(["ok_spec.lua": "it('x', function() end)\n"])
+        let r = try H.run(dir, [])
+        #expect(r.status == 0)
+        #expect(H.lastLine(r.stdout) == "1 passed, 0 failed, 0 skipped")
+    }
+
+    @Test func discoveryFindsSpecsRecursivelyAndPlainScriptsWhenNamed() throws {
+        let dir = try H.folder([
+            "a_spec.lua": "it('a', function() end)\n",
+            "sub/deeper/b_spec.lua": "it('b', function() end)\n",
+            "sub/helper.lua": "error('not a spec, never run by discovery')\n",
+            "_private/c_spec.lua": "it('c', function() error('skipped folder') end)\n",
+            ".hidden/d_spec.lua": "it('d', function() error('skipped folder') end)\n",
+            "plain.lua": "local x = 1 + 1\n",
+            "broken.lua": "error('plain failure')\n",
+        ])
+        var r = try H.run(dir, ["--format", "json"])
+        #expect(r.status == 0)
+        #expect(H.contains(r.stdout, "\"file\": \"a_spec.lua\""))
+        #expect(H.contains(r.stdout, "\"file\": \"sub/deeper/b_spec.lua\""))
+        #expect(!H.contains(r.stdout, "c_spec"))
+        #expect(!H.contains(r.stdout, "d_spec"))
+        #expect(H.lastLine(r.stderr) == "2 passed, 0 failed, 0 skipped")
+        r = try H.run(dir, ["plain.lua", "broken.lua", "_private"])
+        #expect(r.status == 1)
+        #expect(H.lastLine(r.stdout) == "1 passed, 2 failed, 0 skipped")
+        #expect(H.contains(r.stdout, "broken.lua:1: plain failure"))
+        r = try H.run(dir, ["missing_spec.lua"])
+        #expect(r.status == 2)
+    }
+
+    @Test func filterMatchesFullNamesAsLuaPatternOrPlainText() throws {
+        let dir = try H.folder(["a_spec.lua": mixedSpec])
+        var r = try H.run(dir, ["--filter", "group inner"])
+        #expect(r.status == 0)
+        #expect(H.lastLine(r.stdout) == "1 passed, 0 failed, 0 skipped")
+        r = try H.run(dir, ["--filter", "^group %a+s$"])   // passes, fails, errors
+        #expect(H.lastLine(r.stdout) == "1 passed, 2 failed, 0 skipped")
+        r = try H.run(dir, ["--filter", "pass(es"])          // invalid pattern: plain text
+        #expect(H.lastLine(r.stdout) == "0 passed, 0 failed, 0 skipped")
+    }
+
+    @Test func shardsSplitFilesDeterministically() throws {
+        var files: [String: String] = [:]
+        for i in 0..<5 { files["f\(i)_spec.lua"] = "it('t\(i)', function() end)\n" }
+        let dir = try H.folder(files)
+        var seen: [String] = []
+        for k in 1...2 {
+            let r = try H.run(dir, ["--shard", "\(k)/2", "--format", "json"])
+            let names = r.stdout.split(separator: "\n").compactMap { line -> String? in
+                guard let range = line.firstRange(of: "\"name\": \"") else { return nil }
+                return String(line.suffix(from: range.upperBound).prefix(2))
+            }
+            seen += names
+            #expect(names == (k == 1 ? ["t0", "t2", "t4"] : ["t1", "t3"]))
+        }
+        #expect(seen.sorted() == ["t0", "t1", "t2", "t3", "t4"])
+        let bad = try H.run(dir, ["--shard", "3/2"])
+        #expect(bad.status == 2)
+    }
+
+    @Test func tapFormat() throws {
+        let dir = try H.folder(["a_spec.lua": mixedSpec])
+        let r = try H.run(dir, ["--format", "tap"])
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "TAP version 13")
+        #expect(lines.contains("1..5"))
+        #expect(lines.contains("ok 1 - group passes"))
+        #expect(lines.contains("not ok 2 - group fails"))
+        #expect(lines.contains { $0.hasPrefix("ok 4 - group later # SKIP") })
+        #expect(H.lastLine(r.stderr) == "2 passed, 2 failed, 1 skipped")
+    }
+
+    @Test func junitFormatIsWellFormedXML() throws {
+        let dir = try H.folder(["a_spec.lua": mixedSpec + "it('<&\"quoted\">', function() error('<boom & \"x\">') end)\n"])
+        let r = try H.run(dir, ["--format", "junit", "--output", "report.xml"])
+        #expect(r.status == 1)
+        #expect(H.lastLine(r.stdout) == "2 passed, 3 failed, 1 skipped")
+        let xml = try #require(H.read(dir + "/report.xml"))
+        #expect(XMLCheck.wellFormed(xml))
+        #expect(H.contains(xml, "<testcase classname=\"a_spec.lua &gt; group\" name=\"passes\""))
+        #expect(H.contains(xml, "<testcase classname=\"a_spec.lua &gt; group &gt; inner\" name=\"also passes\""))
+        #expect(H.contains(xml, "<failure message=\"a_spec.lua:4: Expected objects to be the same.\""))
+        #expect(H.contains(xml, "<skipped/>"))
+        #expect(H.contains(xml, "name=\"&lt;&amp;&quot;quoted&quot;&gt;\""))
+        if access("/usr/bin/python3", X_OK) == 0 || access("/usr/local/bin/python3", X_OK) == 0 {
+            let check = TestProcess.run("/bin/sh", ["-c", "python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' \(H.quote(dir + "/report.xml"))"])
+            #expect(check?.status == 0)
+        }
+    }
+
+    @Test func jsonFormat() throws {
+        let dir = try H.folder(["a_spec.lua": mixedSpec])
+        let r = try H.run(dir, ["--format", "json"])
+        #expect(H.contains(r.stdout, "\"summary\": {\"passed\": 2, \"failed\": 2, \"errors\": 1, \"skipped\": 1"))
+        #expect(H.contains(r.stdout, "\"name\": \"group inner also passes\", \"suite\": \"group > inner\", \"test\": \"also passes\", \"status\": \"passed\""))
+        #expect(H.contains(r.stdout, "\"status\": \"error\", \"location\": \"a_spec.lua:6\""))
+        #expect(H.lastLine(r.stderr) == "2 passed, 2 failed, 1 skipped")
+    }
+
+    @Test func snapshotsAreWrittenComparedAndUpdated() throws {
+        let spec = "it('snap', function() assert.snapshot('view', TEXT) end)\n"
+        let dir = try H.folder(["s_spec.lua": spec.replacingFirst("TEXT", "'one\\ntwo'")])
+        var r = try H.run(dir, [])
+        #expect(r.status == 0)
+        #expect(H.contains(r.stdout, "written"))
+        let snap = try #require(H.read(dir + "/__snapshots__/s_spec.snap"))
+        #expect(H.contains(snap, "=== view\n| one\n| two\n"))
+        r = try H.run(dir, [])
+        #expect(r.status == 0)
+        #expect(!H.contains(r.stdout, "written"))
+        // a mismatch fails with a diff and leaves the file alone
+        _ = FileText.write(spec.replacingFirst("TEXT", "'one\\nTWO'"), to: dir + "/s_spec.lua")
+        r = try H.run(dir, [])
+        #expect(r.status == 1)
+        #expect(H.contains(r.stdout, "Snapshot 'view' does not match"))
+        #expect(H.contains(r.stdout, "- two"))
+        #expect(H.contains(r.stdout, "+ TWO"))
+        #expect(H.read(dir + "/__snapshots__/s_spec.snap") == snap)
+        // --update-snapshots rewrites it
+        r = try H.run(dir, ["--update-snapshots"])
+        #expect(r.status == 0)
+        #expect(H.contains(H.read(dir + "/__snapshots__/s_spec.snap") ?? "", "| TWO"))
+        r = try H.run(dir, [])
+        #expect(r.status == 0)
+        // the __snapshots__ folder is never searched for specs
+        #expect(H.lastLine(r.stdout) == "1 passed, 0 failed, 0 skipped")
+    }
+
+    @Test func aCrashedWorkerOrALimitCostsOnlyItsFile() throws {
+        let dir = try H.folder([
+            "a_spec.lua": "it('a', function() end)\n",
+            "b_crash_spec.lua": "it('b', function() end)\n",
+            "c_loop_spec.lua": "it('fine', function() end)\nit('spins', function() while true do end end)\nit('never', function() end)\n",
+            "d_spec.lua": "it('d', function() end)\n",
+            "e_spec.lua": "it('e', function() end)\n",
+        ])
+        for jobs in ["1", "2"] {
+            let r = try H.run(dir, ["--jobs", jobs, "--max-instructions", "2000000", "--format", "json"],
+                              env: ["RESPONDER_TEST_CRASH_WORKER_ON=b_crash"])
+            #expect(r.status == 1)
+            #expect(H.lastLine(r.stderr) == "4 passed, 2 failed, 0 skipped")
+            #expect(H.contains(r.stdout, "the test worker crashed (signal 9"))
+            #expect(H.contains(r.stdout, "\"name\": \"spins\""))
+            #expect(H.contains(r.stdout, "instruction limit exceeded"))
+            #expect(H.contains(r.stdout, "\"name\": \"e\""))
+        }
+    }
+
+    @Test func failuresInPrettyOutputIncludeTheTrace() throws {
+        let dir = try H.folder(["t_spec.lua": """
+        local Ping = Event "Ping"
+        it("is handled", function()
+          local root = View "Root" { View "Item" { id = "b" } }
+          assert.handled(root:find("#b"):trigger(Ping()))
+        end)
+        """])
+        let r = try H.run(dir, ["--safety", "disabled"])
+        #expect(r.status == 1)
+        #expect(H.contains(r.stdout, "t_spec.lua:4"))
+        #expect(H.contains(r.stdout, "to be handled, but it was unhandled"))
+        #expect(H.contains(r.stdout, "trace:"))
+        #expect(H.contains(r.stdout, "event Ping{} from Item#b"))
+    }
+
+    @Test func usageErrorsExitTwo() throws {
+        let dir = try H.folder([:])
+        #expect(try H.run(dir, ["--format", "yaml"]).status == 2)
+        #expect(try H.run(dir, ["--jobs", "0"]).status == 2)
+        #expect(try H.run(dir, ["--bogus"]).status == 2)
+        let empty = try H.run(dir, [])
+        #expect(empty.status == 0)
+        #expect(H.lastLine(empty.stdout) == "0 passed, 0 failed, 0 skipped")
+    }
+}
+
+extension String {
+    fileprivate func replacingFirst(_ target: String, _ replacement: String) -> String {
+        guard let r = firstRange(of: target) else { return self }
+        return String(self[..<r.lowerBound]) + replacement + String(self[r.upperBound...])
+    }
+}
+
+/// A small XML well-formedness checker: balanced tags, quoted attributes, known entities.
+enum XMLCheck {
+    static func wellFormed(_ text: String) -> Bool {
+        let s = Array(text.utf8)
+        var i = 0
+        var stack: [[UInt8]] = []
+        var rootSeen = false
+        func isNameByte(_ c: UInt8) -> Bool {
+            (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c == 95 || c == 45 || c == 46 || c == 58
+        }
+        func entityOK(_ at: Int) -> Int? {
+            guard let semi = s[at...].firstIndex(of: 59), semi - at < 10 else { return nil }
+            let name = String(decoding: s[(at + 1)..<semi], as: UTF8.self)
+            if ["amp", "lt", "gt", "quot", "apos"].contains(name) { return semi + 1 }
+            if name.hasPrefix("#"), Int(name.dropFirst()) != nil { return semi + 1 }
+            return nil
+        }
+        while i < s.count {
+            let c = s[i]
+            if c == 60 { // <
+                if s[i...].starts(with: Array("<?".utf8)) {
+                    guard let end = indexOf("?>", in: s, from: i) else { return false }
+                    i = end + 2
+                    continue
+                }
+                var j = i + 1
+                let closing = j < s.count && s[j] == 47
+                if closing { j += 1 }
+                let nameStart = j
+                while j < s.count, isNameByte(s[j]) { j += 1 }
+                let name = Array(s[nameStart..<j])
+                if name.isEmpty { return false }
+                if closing {
+                    while j < s.count, s[j] == 32 { j += 1 }
+                    guard j < s.count, s[j] == 62, stack.last == name else { return false }
+                    stack.removeLast()
+                    i = j + 1
+                    continue
+                }
+                if stack.isEmpty && rootSeen { return false }
+                rootSeen = true
+                // attributes
+                while true {
+                    while j < s.count, s[j] == 32 || s[j] == 10 || s[j] == 9 { j += 1 }
+                    guard j < s.count else { return false }
+                    if s[j] == 62 { stack.append(name); i = j + 1; break }
+                    if s[j] == 47 {
+                        guard j + 1 < s.count, s[j + 1] == 62 else { return false }
+                        i = j + 2
+                        break
+                    }
+                    let a = j
+                    while j < s.count, isNameByte(s[j]) { j += 1 }
+                    guard j > a, j < s.count, s[j] == 61, j + 1 < s.count, s[j + 1] == 34 || s[j + 1] == 39 else { return false }
+                    let quote = s[j + 1]
+                    j += 2
+                    while j < s.count, s[j] != quote {
+                        if s[j] == 60 { return false }
+                        if s[j] == 38 { guard let e = entityOK(j) else { return false }; j = e; continue }
+                        j += 1
+                    }
+                    guard j < s.count else { return false }
+                    j += 1
+                }
+            } else if c == 38 {
+                guard let e = entityOK(i) else { return false }
+                i = e
+            } else {
+                if c == 62 && stack.isEmpty { return false }
+                i += 1
+            }
+        }
+        return stack.isEmpty && rootSeen
+    }
+
+    private static func indexOf(_ needle: String, in s: [UInt8], from: Int) -> Int? {
+        let n = Array(needle.utf8)
+        var i = from
+        while i + n.count <= s.count {
+            if Array(s[i..<(i + n.count)]) == n { return i }
+            i += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,56 @@
+-- busted-compatibility specs (see assertions_spec.lua): structure, hooks, pending, spies.
+
+describe("outer", function()
+  local n = 0
+  setup(function() n = 100 end)
+  before_each(function() n = n + 1 end)
+  after_each(function() n = n + 0 end)
+
+  it("sees setup and before_each", function() assert.equal(101, n) end)
+  it("sees before_each again", function() assert.equal(102, n) end)
+  it("fails on purpose", function() assert.equal(0, n) end)
+
+  describe("inner", function()
+    before_each(function() n = n + 10 end)
+    it("runs outer hooks first", function() assert.equal(114, n) end)
+    it("wrong expectation", function() assert.equal(114, n) end)
+  end)
+
+  pending("pending with a name")
+end)
+
+describe("before_each that fails", function()
+  before_each(function() error("hook broke") end)
+  it("is not run", function() assert.truthy(true) end)
+end)
+
+describe("spies", function()
+  it("called passes", function()
+    local s = spy.new(function() end)
+    s(1)
+    assert.spy(s).was.called(1)
+    assert.spy(s).was.called_with(1)
+  end)
+  it("called fails", function()
+    local s = spy.new(function() end)
+    assert.spy(s).was.called()
+  end)
+  it("was_not.called passes", function()
+    local s = spy.new(function() end)
+    assert.spy(s).was_not.called()
+  end)
+  it("spy.on passes", function()
+    local t = { f = function(x) return x end }
+    spy.on(t, "f")
+    t.f(5)
+    assert.spy(t.f).was.called_with(5)
+  end)
+  it("called_with fails", function()
+    local s = spy.new(function() end)
+    s("a")
+    assert.spy(s).was.called_with("b")
+  end)
+end)
+
+it("top-level test passes", function() assert.is_true(true) end)
+it("top-level test fails", function() assert.is_true(false) end)

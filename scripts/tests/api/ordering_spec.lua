@@ -1,0 +1,229 @@
+-- Ordering rules, mutation and re-entrancy during dispatch, once/ids, nested dispatch (SPEC §2.3, §2.4).
+
+local A = Event "A"
+local B = Event "B"
+
+local function tree()
+  local root = View "Root" { View "Grid" { View "Item" { id = "b" } }, View "Other" }
+  return root, root:find("Grid"), root:find("#b"), root:find("Other")
+end
+
+describe("one ordered list per node", function()
+  it("walks the node's list in registration order, then the parent's", function()
+    local root, grid, item = tree()
+    local log = {}
+    for _, n in ipairs { root, grid, item } do
+      n:receiveEvent(function() log[#log + 1] = n.name .. "1" end)
+      n:receiveEvent(function() log[#log + 1] = n.name .. "2" end)
+    end
+    root:safetyLevel("disabled")
+    item:trigger(A())
+    assert.same({ "Item1", "Item2", "Grid1", "Grid2", "Root1", "Root2" }, log)
+  end)
+
+  it("never reaches siblings", function()
+    local root, grid, item, other = tree()
+    local siblingCalled = false
+    other:handleEvent(function() siblingCalled = true end)
+    root:handleEvent(function() end)
+    assert.handled(item:trigger(A()), root)
+    assert.is_false(siblingCalled)
+  end)
+
+  it("a typed handler registered before an untyped one wins", function()
+    local root = View "Root"
+    local who
+    root:handleEvent(A, function() who = "typed" end)
+    root:handleEvent(function() who = "untyped" end)
+    root:trigger(A())
+    assert.equal("typed", who)
+    root:trigger(B())
+    assert.equal("untyped", who)
+  end)
+end)
+
+describe("the path is fixed at dispatch start", function()
+  it("moving the origin during dispatch does not change the visited nodes", function()
+    local root, grid, item, other = tree()
+    local log = {}
+    item:receiveEvent(function() other:add(item); log[#log + 1] = "item" end)
+    grid:receiveEvent(function() log[#log + 1] = "grid" end)
+    other:receiveEvent(function() log[#log + 1] = "other" end)
+    root:handleEvent(function(e, ctx) log[#log + 1] = "root"; assert.equal(3, #ctx.path) end)
+    item:trigger(A())
+    assert.same({ "item", "grid", "root" }, log)
+    assert.equal("Root > Other > Item#b", item:path())
+  end)
+
+  it("removing an ancestor during dispatch still visits it", function()
+    local root, grid, item = tree()
+    local log = {}
+    item:receiveEvent(function() grid:remove() end)
+    grid:receiveEvent(function() log[#log + 1] = "grid" end)
+    root:handleEvent(function() log[#log + 1] = "root" end)
+    local o = item:trigger(A())
+    assert.same({ "grid", "root" }, log)
+    assert.handled(o, root)
+    assert.is_nil(grid.parent)
+  end)
+end)
+
+describe("lists are snapshotted on arrival", function()
+  it("a responder removed before its turn does not run (same node)", function()
+    local root = View "Root"
+    local log = {}
+    root:receiveEvent(function() root:removeResponder("second"); log[#log + 1] = "first" end)
+    root:receiveEvent(function() log[#log + 1] = "second" end, { id = "second" })
+    root:handleEvent(function() log[#log + 1] = "third" end)
+    root:trigger(A())
+    assert.same({ "first", "third" }, log)
+  end)
+
+  it("a responder removed from a node not yet reached does not run", function()
+    local root, grid, item = tree()
+    local log = {}
+    item:receiveEvent(function() root:removeResponder("r") end)
+    root:receiveEvent(function() log[#log + 1] = "removed one" end, { id = "r" })
+    root:handleEvent(function() log[#log + 1] = "kept" end)
+    item:trigger(A())
+    assert.same({ "kept" }, log)
+  end)
+
+  it("a responder added to a node not yet reached runs", function()
+    local root, grid, item = tree()
+    local log = {}
+    item:receiveEvent(function()
+      root:handleEvent(function() log[#log + 1] = "added to root" end)
+    end)
+    root:receiveEvent(function() log[#log + 1] = "root existing" end)
+    local o = item:trigger(A())
+    assert.same({ "root existing", "added to root" }, log)
+    assert.handled(o, root)
+  end)
+
+  it("a responder added to the current node waits for the next dispatch", function()
+    local root = View "Root"
+    local log = {}
+    root:receiveEvent(function()
+      log[#log + 1] = "adder"
+      root:handleEvent(function() log[#log + 1] = "added" end)
+    end, { once = true })
+    root:safetyLevel("disabled")
+    local o1 = root:trigger(A())
+    assert.same({ "adder" }, log)
+    assert.unhandled(o1)
+    local o2 = root:trigger(A())
+    assert.same({ "adder", "added" }, log)
+    assert.handled(o2, root)
+  end)
+end)
+
+describe("once and ids", function()
+  it("once responders run a single time and are removed before they run", function()
+    local root = View "Root"
+    local calls, entriesDuringCall = 0, nil
+    root:receiveEvent(function()
+      calls = calls + 1
+      entriesDuringCall = #root:responders()
+    end, { once = true })
+    root:handleEvent(function() end)
+    root:trigger(A())
+    root:trigger(A())
+    assert.equal(1, calls)
+    assert.equal(1, entriesDuringCall)
+    assert.equal(1, #root:responders())
+  end)
+
+  it("a once responder is already gone for a dispatch nested inside its own call", function()
+    local root = View "Root"
+    local calls = 0
+    root:receiveEvent(function(e, ctx)
+      calls = calls + 1
+      if calls < 3 then ctx.node:trigger(A()) end
+    end, { once = true })
+    root:handleEvent(function() end)
+    root:trigger(A())
+    assert.equal(1, calls)
+  end)
+
+  it("a once responder whose filter does not match stays", function()
+    local root = View "Root"
+    local calls = 0
+    root:handleEvent(B, function() calls = calls + 1 end, { once = true })
+    root:handleEvent(function() end)
+    root:trigger(A())
+    assert.equal(2, #root:responders())
+    root:trigger(B())
+    root:trigger(B())
+    assert.equal(1, calls)
+    assert.equal(1, #root:responders())
+  end)
+
+  it("responders() lists index, kind, filter, id and once in order", function()
+    local root = View "Root"
+    root:receiveEvent(function() end, { id = "r1" })
+    root:handleEvent(A, function() end, { once = true })
+    root:triggers(A)
+    local list = root:responders()
+    assert.equal(3, #list)
+    assert.equal(1, list[1].index)
+    assert.equal("receiveEvent", list[1].kind)
+    assert.is_nil(list[1].filter)
+    assert.equal("r1", list[1].id)
+    assert.is_false(list[1].once)
+    assert.equal(2, list[2].index)
+    assert.equal("handleEvent", list[2].kind)
+    assert.equal(A, list[2].filter)
+    assert.is_true(list[2].once)
+    assert.equal(3, list[3].index)
+    assert.equal("triggers", list[3].kind)
+  end)
+
+  it("removeResponder removes by id", function()
+    local root = View "Root"
+    local called = false
+    root:handleEvent(function() called = true end, { id = "h" })
+    root:removeResponder("h")
+    assert.equal(0, #root:responders())
+    root:safetyLevel("disabled")
+    assert.unhandled(root:trigger(A()))
+    assert.is_false(called)
+  end)
+end)
+
+describe("nested dispatch", function()
+  it("runs to completion before the outer dispatch continues", function()
+    local root, grid, item = tree()
+    local log = {}
+    item:receiveEvent(A, function(e, ctx)
+      log[#log + 1] = "outer start"
+      local inner = ctx.node:trigger(B())
+      log[#log + 1] = "inner handled=" .. tostring(inner.handled)
+      log[#log + 1] = "outer end"
+    end)
+    root:handleEvent(B, function() log[#log + 1] = "inner at root" end)
+    root:handleEvent(A, function() log[#log + 1] = "outer at root" end)
+    item:trigger(A())
+    assert.same({ "outer start", "inner at root", "inner handled=true", "outer end", "outer at root" }, log)
+  end)
+
+  it("the top-level trace is the outer dispatch", function()
+    local root = View "Root"
+    root:receiveEvent(A, function(e, ctx) ctx.node:trigger(B()) end)
+    root:handleEvent(function() end)
+    local o = root:trigger(A())
+    assert.matches("^event A{} from Root", tostring(o.trace))
+    assert.matches("^event A{} from Root", tostring(responder.lastTrace()))
+  end)
+
+  it("nesting deeper than 100 raises 'dispatch nested too deeply'", function()
+    local root = View "Root"
+    local depth, message = 0, nil
+    root:handleEvent(function(e, ctx) depth = depth + 1; ctx.node:trigger(A()) end)
+    root:handleError(function(e) message = message or e.message end)
+    local o = root:trigger(A())
+    assert.equal(100, depth)
+    assert.matches("dispatch nested too deeply", message)
+    assert.handled(o, root)
+  end)
+end)

@@ -1,0 +1,113 @@
+-- Downward publishing (SPEC §2.7).
+
+local Shake = Event "Shake"
+local Other = Event "Other"
+local Base = Event "Base"
+local Sub = Event("Sub", Base)
+
+-- Root
+--   A#a            (level 1)
+--     A1#a1        (level 2)
+--       A2#a2      (level 3)
+--   B#b            (level 1)
+--     B1#b1        (level 2)
+local function world(log, subType)
+  local root = View "Root" {
+    View "A" { id = "a", View "A1" { id = "a1", View "A2" { id = "a2" } } },
+    View "B" { id = "b", View "B1" { id = "b1" } },
+  }
+  for _, id in ipairs { "a", "a1", "a2", "b", "b1" } do
+    root:find("#" .. id):subscribe(subType or Shake, function(e) log[#log + 1] = id end)
+  end
+  return root
+end
+
+describe("publisher destinations", function()
+  it("firstLevel reaches the outermost subscribers in document order", function()
+    local log = {}
+    local root = world(log)
+    local pub = root:publisher(Shake, { destination = "firstLevel" })
+    assert.equal(2, pub(Shake()))
+    assert.same({ "a", "b" }, log)
+  end)
+
+  it("allLevels reaches every subscriber in document order", function()
+    local log = {}
+    local root = world(log)
+    local pub = root:publisher(Shake, { destination = "allLevels" })
+    assert.equal(5, pub:publish(Shake()))
+    assert.same({ "a", "a1", "a2", "b", "b1" }, log)
+  end)
+
+  it("lastLevel (default) reaches every subscriber at the deepest level present", function()
+    local log = {}
+    local root = world(log)
+    local pub = root:publisher(Shake)
+    assert.equal(1, pub(Shake()))
+    assert.same({ "a2" }, log)
+  end)
+
+  it("lastLevel reaches all subscribers sharing the deepest level", function()
+    local log = {}
+    local root = View "Root" { View "X" { id = "x" }, View "Y" { id = "y" } }
+    root:find("#x"):subscribe(Shake, function() log[#log + 1] = "x" end)
+    root:find("#y"):subscribe(Shake, function() log[#log + 1] = "y" end)
+    local pub = root:publisher(Shake, { destination = "lastLevel" })
+    assert.equal(2, pub(Shake()))
+    assert.same({ "x", "y" }, log)
+  end)
+
+  it("only subscribers below the publisher are reached", function()
+    local log = {}
+    local root = View "Root" { View "Left" { View "L1" }, View "Right" { View "R1" } }
+    for _, name in ipairs { "L1", "R1" } do
+      root:find(name):subscribe(Shake, function() log[#log + 1] = name end)
+    end
+    local pub = root:find("Right"):publisher(Shake, { destination = "allLevels" })
+    assert.equal(1, pub(Shake()))
+    assert.same({ "R1" }, log)
+  end)
+
+  it("subscribers of other types are not reached", function()
+    local log = {}
+    local root = world(log, Other)
+    local pub = root:publisher(Shake, { destination = "allLevels" })
+    assert.equal(0, pub(Shake()))
+    assert.same({}, log)
+  end)
+
+  it("the subscriber receives the event", function()
+    local root = View "Root" { View "Leaf" }
+    local got
+    root:find("Leaf"):subscribe(Shake, function(e) got = e end)
+    local ev = Shake { strength = 3 }
+    root:publisher(Shake)(ev)
+    assert.equal(3, got.strength)
+  end)
+end)
+
+describe("published events", function()
+  it("never bubble to responders", function()
+    local log = {}
+    local root = world(log)
+    local bubbled = false
+    root:handleEvent(function() bubbled = true end)
+    root:find("#a2"):handleEvent(function() bubbled = true end)
+    root:publisher(Shake, { destination = "allLevels" })(Shake())
+    assert.is_false(bubbled)
+    assert.equal(0, #responder.warnings())
+  end)
+
+  it("a publish records a trace", function()
+    local log = {}
+    local root = world(log)
+    root:publisher(Shake)(Shake())
+    assert.matches("^publish Shake{} from Root", tostring(responder.lastTrace()))
+  end)
+
+  it("publishing a value of the wrong type is an error", function()
+    local root = world({})
+    local pub = root:publisher(Shake)
+    assert.error_matches(function() pub(Other()) end, "bad argument #1")
+  end)
+end)

@@ -1,0 +1,170 @@
+-- EventButton, onTapGesture, tap, alerts (SPEC §2.7).
+
+local Tapped = Event "Tapped"
+local Failure = AlertableError "Failure"
+local Plain = Error "Plain"
+
+describe("EventButton", function()
+  it("triggers its fixed event from the button on each tap", function()
+    local button = EventButton "Save" { event = Tapped { what = "save" } }
+    local root = View "Root" { View "Toolbar" { button } }
+    local got = {}
+    root:handleEvent(Tapped, function(e, ctx) got[#got + 1] = e; assert.equal(button, ctx.origin) end)
+    local o = tap(button)
+    tap(button)
+    assert.handled(o, root)
+    assert.equal(2, #got)
+    assert.equal("save", got[1].what)
+    assert.equal(got[1], got[2])
+  end)
+
+  it("evaluates an event function at each tap", function()
+    local n = 0
+    local button = EventButton "Count" { event = function() n = n + 1; return Tapped { n = n } end }
+    local root = View "Root" { button }
+    local got = {}
+    root:handleEvent(Tapped, function(e) got[#got + 1] = e.n end)
+    assert.equal(0, n)
+    tap(button)
+    tap(button)
+    tap(button)
+    assert.same({ 1, 2, 3 }, got)
+  end)
+
+  it("the outcome of tap reports the dispatch", function()
+    local button = EventButton "X" { event = Tapped() }
+    local root = View "Root" { button }
+    root:safetyLevel("disabled")
+    local o = tap(button)
+    assert.unhandled(o)
+    assert.equal(Tapped, o.value.type)
+  end)
+end)
+
+describe("onTapGesture", function()
+  it("with a function runs it on tap", function()
+    local root = View "Root" { View "Card" }
+    local card = root:find("Card")
+    local calls = 0
+    card:onTapGesture(function() calls = calls + 1 end)
+    tap(card)
+    tap(card)
+    assert.equal(2, calls)
+  end)
+
+  it("with trigger = event triggers it from the node", function()
+    local root = View "Root" { View "Card" }
+    local card = root:find("Card")
+    card:onTapGesture { trigger = Tapped { k = 1 } }
+    local got
+    root:handleEvent(Tapped, function(e) got = e end)
+    local o = tap(card)
+    assert.handled(o, root)
+    assert.equal(1, got.k)
+  end)
+
+  it("with trigger = function builds the event at tap time", function()
+    local root = View "Root" { View "Card" }
+    local card = root:find("Card")
+    local n = 0
+    card:onTapGesture { trigger = function() n = n + 1; return Tapped { n = n } end }
+    local got = {}
+    root:handleEvent(Tapped, function(e) got[#got + 1] = e.n end)
+    tap(card)
+    tap(card)
+    assert.same({ 1, 2 }, got)
+  end)
+
+  it("with count fires only for that tap count", function()
+    local root = View "Root" { View "Card" }
+    local card = root:find("Card")
+    card:onTapGesture { trigger = Tapped { double = true }, count = 2 }
+    local got = 0
+    root:handleEvent(Tapped, function(e) got = got + 1 end)
+    tap(card)
+    assert.equal(0, got)
+    local o = tap(card, 2)
+    assert.equal(1, got)
+    assert.handled(o, root)
+  end)
+
+  it("returns the node for chaining", function()
+    local card = View "Card"
+    assert.equal(card, card:onTapGesture(function() end))
+  end)
+end)
+
+describe("tap", function()
+  it("is an error on a node with no tap action", function()
+    local plain = View "Plain"
+    assert.error_matches(function() tap(plain) end, "no tap action")
+  end)
+
+  it("needs a node", function()
+    assert.error_matches(function() tap("x") end, "bad argument #1 to 'tap' %(node expected, got string%)")
+  end)
+end)
+
+describe("alerts", function()
+  it("handleAlertErrors consumes an alertable error and presents an alert", function()
+    local root = View "Root" { View "Form" }
+    local form = root:find("Form")
+    root:handleAlertErrors()
+    assert.is_nil(responder.alert())
+    local o = form:report(Failure { message = "Could not save" })
+    assert.handled(o, root)
+    assert.equal("handleAlertErrors", o.responder)
+    local a = responder.alert()
+    assert.equal("Error", a.title)
+    assert.equal("Could not save", a.message)
+    assert.equal("Okay", a.button)
+    assert.equal(root, a.node)
+  end)
+
+  it("uses the error's title when it has one", function()
+    local root = View "Root"
+    root:handleAlertErrors()
+    root:report(Failure { message = "m", title = "Network" })
+    assert.equal("Network", responder.alert().title)
+  end)
+
+  it("a second alert replaces the first", function()
+    local root = View "Root"
+    root:handleAlertErrors()
+    root:report(Failure { message = "first" })
+    root:report(Failure { message = "second", title = "Two" })
+    local a = responder.alert()
+    assert.equal("second", a.message)
+    assert.equal("Two", a.title)
+  end)
+
+  it("dismissAlert clears it", function()
+    local root = View "Root"
+    root:handleAlertErrors()
+    root:report(Failure { message = "m" })
+    responder.dismissAlert()
+    assert.is_nil(responder.alert())
+  end)
+
+  it("other errors pass on untouched", function()
+    local root = View "Root" { View "Form" }
+    root:find("Form"):handleAlertErrors()
+    local passed
+    root:handleError(function(e) passed = e end)
+    local o = root:find("Form"):report(Plain { x = 1 })
+    assert.handled(o, root)
+    assert.equal(Plain, passed.type)
+    assert.is_nil(responder.alert())
+  end)
+
+  it("an event handler that throws an alertable error shows an alert", function()
+    local button = EventButton "Save" { event = Tapped() }
+    local root = View "Root" { button }
+    root:handleEvent(Tapped, function() error(Failure { message = "disk full" }) end)
+    root:handleAlertErrors()
+    local o = tap(button)
+    assert.handled(o, root)
+    assert.equal(Failure, o.value.type)
+    assert.equal("disk full", responder.alert().message)
+  end)
+end)

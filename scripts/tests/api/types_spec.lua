@@ -1,0 +1,190 @@
+-- Types and values (SPEC §2.1): Event/Error/AlertableError/LuaError, T:is, immutability, printing.
+
+describe("Event types", function()
+  it("declares a named type whose values expose fields, type and name", function()
+    local ItemSelected = Event "ItemSelected"
+    local e = ItemSelected { item = "b", count = 2 }
+    assert.equal("b", e.item)
+    assert.equal(2, e.count)
+    assert.equal(ItemSelected, e.type)
+    assert.equal("ItemSelected", e.name)
+    assert.equal("ItemSelected", ItemSelected.name)
+  end)
+
+  it("makes a value without fields when called with no table", function()
+    local Ping = Event "Ping"
+    local e = Ping()
+    assert.equal(Ping, e.type)
+    assert.equal("Ping{}", tostring(e))
+  end)
+
+  it("prints values as Name{key=value} with keys sorted", function()
+    local ItemSelected = Event "ItemSelected"
+    assert.equal('ItemSelected{item="b"}', tostring(ItemSelected { item = "b" }))
+    assert.equal('ItemSelected{a=1, item="b", z=true}', tostring(ItemSelected { z = true, item = "b", a = 1 }))
+  end)
+
+  it("prints the type as its name", function()
+    local Shake = Event "Shake"
+    assert.equal("Shake", tostring(Shake))
+  end)
+
+  it("makes values immutable and names transformEvent in the error", function()
+    local ItemSelected = Event "ItemSelected"
+    local e = ItemSelected { item = "b" }
+    assert.error_matches(function() e.item = "c" end, "transformEvent")
+    assert.error_matches(function() e.extra = 1 end, "transformEvent")
+    assert.equal("b", e.item)
+    assert.is_nil(e.extra)
+  end)
+
+  it("declares a subtype with Event(name, parent)", function()
+    local Base = Event "Base"
+    local Sub = Event("Sub", Base)
+    local Other = Event "Other"
+    assert.is_true(Base:is(Sub()))
+    assert.is_true(Base:is(Base()))
+    assert.is_true(Sub:is(Sub()))
+    assert.is_false(Sub:is(Base()))
+    assert.is_false(Other:is(Sub()))
+  end)
+
+  it("T:is follows the whole ancestry, not just the direct parent", function()
+    local A = Event "A"
+    local B = Event("B", A)
+    local C = Event("C", B)
+    assert.is_true(A:is(C()))
+    assert.is_true(B:is(C()))
+    assert.is_false(C:is(B()))
+  end)
+
+  it("T:is is false for non-values", function()
+    local A = Event "A"
+    assert.is_false(A:is("A"))
+    assert.is_false(A:is(nil))
+    assert.is_false(A:is({ type = A }))
+  end)
+
+  it("two types with the same name are still distinct types", function()
+    local A1 = Event "Same"
+    local A2 = Event "Same"
+    assert.is_false(A1:is(A2()))
+  end)
+end)
+
+describe("Error types", function()
+  it("declares error types whose values work like event values", function()
+    local LoadFailed = Error "LoadFailed"
+    local e = LoadFailed { code = 404 }
+    assert.equal(404, e.code)
+    assert.equal(LoadFailed, e.type)
+    assert.equal("LoadFailed", e.name)
+    assert.equal("LoadFailed{code=404}", tostring(e))
+    assert.has_error(function() e.code = 500 end)
+  end)
+
+  it("supports error subtypes", function()
+    local NetworkError = Error "NetworkError"
+    local Timeout = Error("Timeout", NetworkError)
+    assert.is_true(NetworkError:is(Timeout()))
+    assert.is_false(Timeout:is(NetworkError()))
+  end)
+
+  it("an event type does not match error values and vice versa", function()
+    local E = Error "Thing"
+    local V = Event "Thing"
+    assert.is_false(E:is(V()))
+    assert.is_false(V:is(E()))
+  end)
+end)
+
+describe("AlertableError", function()
+  it("requires a string message", function()
+    local Failure = AlertableError "Failure"
+    assert.has_error(function() Failure {} end)
+    assert.has_error(function() Failure { message = 42 } end)
+    local f = Failure { message = "Could not save" }
+    assert.equal("Could not save", f.message)
+    assert.is_nil(f.title)
+  end)
+
+  it("accepts an optional string title", function()
+    local Failure = AlertableError "Failure"
+    local f = Failure { message = "m", title = "Oops" }
+    assert.equal("Oops", f.title)
+    assert.equal('Failure{message="m", title="Oops"}', tostring(f))
+    assert.has_error(function() Failure { message = "m", title = 3 } end)
+  end)
+
+  it("is an error type (usable as an error filter)", function()
+    local Failure = AlertableError "Failure"
+    local root = View "Root"
+    local seen
+    root:handleError(Failure, function(e) seen = e.message end)
+    local o = root:report(Failure { message = "x" })
+    assert.handled(o, root)
+    assert.equal("x", seen)
+  end)
+end)
+
+describe("LuaError", function()
+  it("is the built-in error type for runtime errors raised in responders", function()
+    local A = Event "A"
+    local root = View "Root" { View "Child" }
+    local child = root:find("Child")
+    local got
+    child:handleEvent(function() local t = nil; return t.field end)
+    root:handleError(LuaError, function(e) got = e end)
+    local o = child:trigger(A())
+    assert.handled(o, root)
+    assert.is_true(LuaError:is(got))
+    assert.equal("LuaError", got.name)
+    assert.matches("attempt to index a nil value", got.message)
+    assert.equal("string", type(got.traceback))
+    assert.equal(child, got.node)
+  end)
+
+  it("wraps error('text') with the text as message", function()
+    local A = Event "A"
+    local root = View "Root"
+    root:handleEvent(function() error("plain failure") end)
+    local msg
+    root:handleError(function(e) msg = e.message end)
+    root:trigger(A())
+    assert.matches("plain failure$", msg)
+  end)
+end)
+
+describe("the module", function()
+  it("require 'responder' returns the module whose names are also globals", function()
+    local R = require "responder"
+    assert.equal(responder, R)
+    assert.equal(Event, R.Event)
+    assert.equal(Error, R.Error)
+    assert.equal(View, R.View)
+    assert.equal(mount, R.mount)
+    assert.equal(tap, R.tap)
+    assert.equal(EventButton, R.EventButton)
+    assert.equal(AlertableError, R.AlertableError)
+    assert.equal(LuaError, R.LuaError)
+  end)
+
+  it("reset clears the mounted tree, warnings, alert and traces", function()
+    local A = Event "A"
+    local Failure = AlertableError "Failure"
+    local root = View "Root"
+    root:handleAlertErrors()
+    mount(root)
+    root:trigger(A())                     -- unhandled: a warning
+    root:report(Failure { message = "m" }) -- an alert
+    assert.equal(root, responder.mounted())
+    assert.equal(1, #responder.warnings())
+    assert.is_not_nil(responder.alert())
+    assert.is_not_nil(responder.lastTrace())
+    responder.reset()
+    assert.is_nil(responder.mounted())
+    assert.equal(0, #responder.warnings())
+    assert.is_nil(responder.alert())
+    assert.is_nil(responder.lastTrace())
+  end)
+end)
