@@ -100,7 +100,8 @@ public enum ResponderModule {
         }
         metatable(.node, [("__newindex", NodeBinding.newindex), ("__tostring", NodeBinding.tostring),
                           ("__call", NodeBinding.call)],
-                  index: NodeBinding.get, methods: nodeMethods)
+                  index: NodeBinding.get,
+                  methods: nodeMethods + ControlsBinding.nodeMethods + EnvironmentBinding.nodeMethods)
         metatable(.value, [("__newindex", ValueBinding.newindex), ("__tostring", ValueBinding.tostring),
                            ("__pairs", ValueBinding.pairs)],
                   index: ValueBinding.index)
@@ -123,7 +124,7 @@ public enum ResponderModule {
         // the module table
         lua_createtable(L, 0, Int32(functions.count + 4))
         let module = lua_gettop(L)
-        for (name, fn) in functions {
+        for (name, fn) in functions + ControlsBinding.functions + EnvironmentBinding.functions {
             luashim_push_swift_function(L, fn)
             lua_setfield(L, module, name)
         }
@@ -161,5 +162,7 @@ public enum ResponderModule {
         lua_pushvalue(L, module)
         lua_setfield(L, -2, "responder")
         m.moduleRef = LUA_NOREF
+        ControlsBinding.install(m)
+        EnvironmentBinding.install(m)
     }
 }

@@ -1,0 +1,13 @@
+import CLua
+import CLuaShim
+import ResponderEngine
+
+/// SPEC §2.9 part A: state and bindings, controls, simulated input, target–action, closure sugar.
+enum ControlsBinding {
+    /// Module functions (also globals).
+    static let functions: [(String, LuaSwiftFunction)] = []
+    /// Methods added to every node.
+    static let nodeMethods: [(String, LuaSwiftFunction)] = []
+    /// Called once per state after the core module is installed (metatables, hooks).
+    static func install(_ m: ModuleState) {}
+}
