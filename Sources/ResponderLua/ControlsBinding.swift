@@ -10,4 +10,7 @@ enum ControlsBinding {
     static let nodeMethods: [(String, LuaSwiftFunction)] = []
     /// Called once per state after the core module is installed (metatables, hooks).
     static func install(_ m: ModuleState) {}
+    /// Extra node fields (`node.on`, `control.value`, …): pushes one value and returns true, or
+    /// pushes nothing and returns false.
+    static func property(_ m: ModuleState, _ node: Node, _ key: String) -> Bool { false }
 }

@@ -189,7 +189,8 @@ enum NodeBinding {
             }
         case "props": m.pushNodeTable(node, NodeSlot.props)
         case "mounted": lua_pushboolean(L, node.isMounted ? 1 : 0)
-        default: lua_pushnil(L)
+        default:
+            if !ControlsBinding.property(m, node, key) { lua_pushnil(L) }
         }
         return 1
     }
