@@ -52,7 +52,14 @@ luashim_control *luashim_control_of(lua_State *L) {
 
 static void count_hook(lua_State *L, lua_Debug *ar);
 
+static const char *ABORT_KEY = "responder.abortMessage";
+
 static void raise_limit(lua_State *L, luashim_control *c) {
+    if (c->abortPending) {
+        lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+        lua_getfield(L, LUA_REGISTRYINDEX, ABORT_KEY);
+        lua_error(L);
+    }
     c->limitRaised = 1;
     if (c->interrupt) {
         c->interrupt = 0;
@@ -84,7 +91,7 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
     } else {
         c->executed += HOOK_COUNT;
     }
-    if (c->budgetExceeded || c->memoryExceeded || c->interrupt) raise_limit(L, c);
+    if (c->budgetExceeded || c->memoryExceeded || c->interrupt || c->abortPending) raise_limit(L, c);
 }
 
 static int panic_handler(lua_State *L) {
@@ -341,4 +348,18 @@ void *luashim_to_object(lua_State *L, int idx, int mtref) {
     int same = lua_rawequal(L, -1, -2);
     lua_pop(L, 2);
     return same ? *p : NULL;
+}
+
+void luashim_set_abort(lua_State *L, int on) {
+    luashim_control *c = luashim_control_of(L);
+    if (on) {
+        lua_setfield(L, LUA_REGISTRYINDEX, ABORT_KEY);
+        c->abortPending = 1;
+        lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    } else {
+        c->abortPending = 0;
+        if (!c->budgetExceeded && !c->memoryExceeded) lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_COUNT);
+        lua_pushnil(L);
+        lua_setfield(L, LUA_REGISTRYINDEX, ABORT_KEY);
+    }
 }

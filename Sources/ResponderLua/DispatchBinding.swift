@@ -21,14 +21,9 @@ enum DispatchBinding {
         }
         switch error {
         case let strict as StrictViolation:
-            let v = strict.violation
-            let place = v.location.map { "\($0.file):\($0.line): " } ?? m.runtime.whereString()
-            return m.runtime.raise("\(place)\(v.message)")
+            return raiseStrict(m, strict.violation)
         case EngineError.aborted:
-            if let v = m.world.pendingAbort {
-                let place = v.location.map { "\($0.file):\($0.line): " } ?? m.runtime.whereString()
-                return m.runtime.raise("\(place)\(v.message)")
-            }
+            if let v = m.world.pendingAbort { return raiseStrict(m, v) }
             return m.fail("dispatch aborted")
         case let e as EngineError:
             return m.fail(e.description)
@@ -37,6 +32,21 @@ enum DispatchBinding {
         default:
             return m.fail("\(error)")
         }
+    }
+
+    /// Raises a strict violation. Inside an outer action (a responder's nested call) the count
+    /// hook keeps raising it at every instruction until the outermost call ends, so no `pcall`
+    /// inside a responder can swallow it; the outermost call raises it once, catchably.
+    static func raiseStrict(_ m: ModuleState, _ v: Violation) -> Int32 {
+        let place = v.location.map { "\($0.file):\($0.line): " } ?? m.runtime.whereString()
+        let message = "\(place)\(v.message)"
+        if m.world.actionDepth > 0 {
+            m.runtime.pushString(message)
+            luashim_set_abort(m.L, 1)
+        } else {
+            luashim_set_abort(m.L, 0)
+        }
+        return m.runtime.raise(message)
     }
 
     /// Pushes the outcome (and prints the trace with `--trace` for top-level actions).

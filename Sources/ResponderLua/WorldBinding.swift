@@ -67,6 +67,7 @@ enum WorldBinding {
     static let reset: LuaSwiftFunction = { L in
         let m = state(L)
         m.world.reset()
+        luashim_set_abort(L, 0)
         lua_pushnil(L)
         lua_setfield(L, luashim_registryindex(), "responder.mounted")
         return 0

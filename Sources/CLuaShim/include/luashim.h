@@ -31,6 +31,7 @@ typedef struct luashim_control {
     volatile int interrupt; /* set asynchronously (Ctrl-C): raise "interrupted!" at next hook */
     int limitRaised;        /* the last error came from a limit */
     size_t failAfter;       /* testing: fail host-side allocations after this many (0 = off) */
+    int abortPending;       /* a strict violation is unwinding: raise it again at every instruction */
 } luashim_control;
 
 /** Creates a state with the capped allocator and the count hook. NULL on failure. */
@@ -41,6 +42,10 @@ void luashim_close(lua_State *L);
 luashim_control *luashim_control_of(lua_State *L);
 /** Resets the instruction budget (e.g. per test file) and clears sticky flags. */
 void luashim_reset_limits(lua_State *L, int64_t instructionBudget);
+
+/** Starts (message on top of the stack, popped) or ends (on = 0) an uncatchable abort: while it
+ *  is on, the count hook raises the message at every instruction of any Lua code. */
+void luashim_set_abort(lua_State *L, int on);
 
 /** Pushes a Swift function as a Lua C closure going through the trampoline. */
 void luashim_push_swift_function(lua_State *L, luashim_swift_fn fn);

@@ -141,8 +141,6 @@ describe("strict", function()
     local afterPcall = false
     root:receiveEvent(ItemSelected, function(e, ctx)
       pcall(function() ctx.node:trigger(Other()) end)
-      -- BUG: the engine lets pcall return false here and the responder keeps running;
-      -- SPEC §2.5 says no pcall inside a responder can catch a strict violation.
       afterPcall = true
       return true
     end)
