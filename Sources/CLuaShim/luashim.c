@@ -363,3 +363,6 @@ void luashim_set_abort(lua_State *L, int on) {
         lua_setfield(L, LUA_REGISTRYINDEX, ABORT_KEY);
     }
 }
+
+#include <malloc.h>
+size_t luashim_heap_in_use(void) { struct mallinfo2 mi = mallinfo2(); return mi.uordblks; }

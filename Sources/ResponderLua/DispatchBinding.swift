@@ -15,6 +15,12 @@ enum DispatchBinding {
 
     /// Turns a Swift error from the engine into a raised Lua error (LUASHIM_RAISE).
     static func raise(_ m: ModuleState, _ error: Error) -> Int32 {
+        if m.runtime.control.pointee.abortPending != 0 && m.world.actionDepth == 0 {
+            // a strict violation unwound through Lua code: raise it once more, catchably
+            lua_getfield(m.L, luashim_registryindex(), "responder.abortMessage")
+            luashim_set_abort(m.L, 0)
+            return LUASHIM_RAISE
+        }
         if m.pendingErrorSet {
             m.pushPendingError()
             return LUASHIM_RAISE

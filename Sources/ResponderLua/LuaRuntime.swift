@@ -13,7 +13,8 @@ public typealias LuaSwiftFunction = @convention(c) (OpaquePointer?) -> Int32
 /// raises; calls into Lua go through `call(_:_:)`, a `lua_pcall` with a traceback handler.
 public final class LuaRuntime {
     /// The raw state. Only this module touches it.
-    public let L: OpaquePointer
+    /// (While an async task runs, `AsyncResume` points it at the task coroutine's thread.)
+    @exclusivity(unchecked) public internal(set) var L: OpaquePointer
     /// Limits the state was created with.
     public let limits: LuaLimits
     /// Folder that `require` resolves against.

@@ -12,6 +12,8 @@ final class StateHandle {
 /// The kinds of Swift objects that live in Lua as userdata, each with its own metatable.
 enum ObjectKind: Int, CaseIterable {
     case node, value, type, outcome, trace, publisher, context
+    // SPEC §2.9 part A (ControlsBinding): metatables made in `ControlsBinding.install`.
+    case state, binding
 
     /// How `bad argument` messages name the kind.
     var label: String {
@@ -23,6 +25,8 @@ enum ObjectKind: Int, CaseIterable {
         case .trace: "trace"
         case .publisher: "publisher"
         case .context: "context"
+        case .state: "State"
+        case .binding: "Binding"
         }
     }
 }
@@ -31,7 +35,8 @@ enum ObjectKind: Int, CaseIterable {
 /// identity caches and the built-in types.
 final class ModuleState {
     unowned(unsafe) let runtime: LuaRuntime
-    let L: OpaquePointer
+    /// The running thread: the main state, or a task coroutine while `AsyncResume` runs it.
+    @exclusivity(unchecked) var L: OpaquePointer
     let world: World
     let handle: StateHandle
     var options: ScenarioOptions

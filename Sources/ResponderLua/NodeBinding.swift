@@ -98,7 +98,7 @@ enum NodeBinding {
 
     /// Moves `child` under `parent` in the engine and in the userdata mirror.
     static func attach(_ m: ModuleState, _ child: Node, to parent: Node, at position: Int?) -> Int32? {
-        if child === parent || parent.isDescendant(of: child) {
+        if child === parent || (!child.children.isEmpty && parent.isDescendant(of: child)) {
             return m.fail("cannot add \(child) to \(parent): would create a cycle")
         }
         m.mirrorUnlink(child)

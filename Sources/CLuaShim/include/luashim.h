@@ -117,4 +117,6 @@ void luashim_write_stderr(const char *s, size_t n);
 void luashim_write_stdout(const char *s, size_t n);
 void luashim_flush_stdout(void);
 int luashim_isatty(int fd);
+/** Bytes allocated on the C heap (mallinfo2), for memory measurements. */
+size_t luashim_heap_in_use(void);
 #endif

@@ -9,11 +9,8 @@ extension Node {
     /// - Throws: ``EngineError/cycle`` when `child` is this node or one of its ancestors;
     ///   ``StrictViolation`` when a check fails under strict safety; errors of world hooks.
     public func add(_ child: Node, at position: Int? = nil) throws {
-        var node: Node? = self
-        while let current = node {
-            if current === child { throw EngineError.cycle }
-            node = current.parent
-        }
+        // a node without children cannot be an ancestor of this one: skip the walk to the root
+        if child === self || (!child.children.isEmpty && isDescendant(of: child)) { throw EngineError.cycle }
         if let world = world ?? child.world {
             try world.move(child, to: self, at: position)
         } else {

@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLuaShim
+import ResponderLua
+
+/// Bytes in use on the C heap (Swift objects live there too).
+func heapInUse() -> Int { Int(luashim_heap_in_use()) }
+
+/// Bytes per node for `count` nodes built from Lua: engine nodes (Lua heap + Swift heap) vs
+/// plain Lua tables `{ name = …, parent = …, responders = {} }`, same shape (a root with groups
+/// of 1000 children), both kept alive by one array.
+func memoryPerNode(count: Int) -> (ours: Double, plain: Double) {
+    func measure(_ code: String) -> Double {
+        guard let rt = try? Scenario.makeRuntime(ScenarioOptions(limits: .unlimited)) else { return .nan }
+        try? rt.runString("collectgarbage() collectgarbage()", chunkname: "=gc")
+        let luaBefore = rt.memoryInUse, heapBefore = heapInUse()
+        try? rt.runString(code, chunkname: "=build")
+        try? rt.runString("collectgarbage() collectgarbage()", chunkname: "=gc")
+        let lua = rt.memoryInUse - luaBefore
+        // the Lua heap is itself on the C heap: count the C heap growth once
+        let total = max(heapInUse() - heapBefore, lua)
+        return Double(total) / Double(count)
+    }
+    let ours = measure("""
+    keep = {}
+    local root = View "Root"
+    local group
+    for i = 1, \(count) do
+      if i % 1000 == 1 then group = View "Group"; root:add(group) end
+      local n = View "Node"
+      group:add(n)
+      keep[i] = n
+    end
+    """)
+    let plain = measure("""
+    keep = {}
+    local root = { name = "Root", responders = {} }
+    local group
+    for i = 1, \(count) do
+      if i % 1000 == 1 then group = { name = "Group", parent = root, responders = {} } end
+      keep[i] = { name = "Node", parent = group, responders = {} }
+    end
+    """)
+    return (ours, plain)
+}
+
+func memoryBench() -> [Row] {
+    let m = memoryPerNode(count: 1_000_000)
+    return [Row(name: "memory per node, 1M nodes built from Lua (engine vs plain table node)",
+                ours: "\(fmt(m.ours, 0)) B", reference: "\(fmt(m.plain, 0)) B", ratio: m.ours / m.plain, goal: "≤ 1.5×")]
+}

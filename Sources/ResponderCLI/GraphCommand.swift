@@ -1,0 +1,151 @@
+import ArgumentParser
+import ResponderLua
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `responder graph FILE.lua`: runs a script, then draws the mounted tree with each node's
+/// responders and the last dispatch's path highlighted (SPEC §3).
+///
+/// Formats: `text` (the default, an indented tree), `dot` (Graphviz input) and `svg` (the dot
+/// text through Graphviz's `dot -Tsvg`, which must be on `PATH`). The script's own output goes
+/// to standard error, so standard output carries only the picture.
+struct GraphCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "graph",
+        abstract: "Run a Lua scenario script, then draw its mounted tree and last dispatch.",
+        discussion: """
+            The script's own output (print, warnings) goes to standard error, so standard output \
+            holds only the picture. 'svg' needs Graphviz's 'dot' on PATH; 'dot' output can be \
+            rendered later with 'dot -Tsvg' or 'dot -Tpng'.
+            """
+    )
+
+    @Argument(help: "The script to run.")
+    var file: String
+
+    @Option(help: "Output format: text (default), dot or svg.")
+    var format: String = "text"
+
+    @Option(help: "Write the picture to FILE instead of standard output.")
+    var output: String?
+
+    @Option(help: "Default safety level at the root: relaxed, strict or disabled.")
+    var safety: String = "relaxed"
+
+    @Option(help: "Seed for math.random.")
+    var seed: Int64?
+
+    @OptionGroup var limitOptions: LimitOptions
+
+    func validate() throws {
+        if !["text", "dot", "svg"].contains(format) {
+            throw ValidationError("--format must be dot, svg or text (got '\(format)')")
+        }
+        if !["relaxed", "strict", "disabled"].contains(safety) {
+            throw ValidationError("--safety must be relaxed, strict or disabled (got '\(safety)')")
+        }
+        if let output, output.isEmpty { throw ValidationError("--output needs a file name") }
+    }
+
+    func run() throws {
+        try ScriptFile.check(file, command: "graph")
+        // Find Graphviz before running the script, so a missing tool fails fast.
+        var dotPath: String?
+        if format == "svg" {
+            dotPath = GraphvizTool.find("dot")
+            if dotPath == nil {
+                Stderr.write("error: graphviz 'dot' not found; install graphviz or use --format dot\n")
+                throw ExitCode(1)
+            }
+        }
+
+        let runtime: LuaRuntime
+        do {
+            runtime = try Scenario.makeRuntime(ScenarioOptions(
+                limits: limitOptions.limits, seed: seed, safety: safety, trace: false))
+        } catch {
+            Stderr.write("error: \(error.message)\n")
+            throw ExitCode(3)
+        }
+        var failure: LuaFailure?
+        StdoutToStderr.during {
+            do throws(LuaFailure) {
+                try runtime.runFile(file)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure {
+            ScriptRunner.report(failure)
+            throw ExitCode(failure.isLimit ? 3 : 1)
+        }
+
+        let graph: TreeGraph
+        do {
+            graph = try TreeGraph.capture(runtime)
+        } catch {
+            Stderr.write("error: \(error.message)\n")
+            throw ExitCode(1)
+        }
+
+        let rendered: String
+        switch format {
+        case "dot":
+            rendered = graph.dot()
+        case "svg":
+            guard let dotPath, let result = TestProcess.run(dotPath, ["-Tsvg"], input: graph.dot()) else {
+                Stderr.write("error: cannot run graphviz 'dot'\n")
+                throw ExitCode(1)
+            }
+            guard result.status == 0 else {
+                Stderr.write("error: graphviz 'dot' failed (\(result.termination))\n" + result.stderr)
+                throw ExitCode(1)
+            }
+            rendered = result.stdout
+        default:
+            rendered = graph.text()
+        }
+
+        if let output {
+            guard FileText.write(rendered, to: output) else {
+                Stderr.write("error: cannot write '\(output)': \(String(cString: strerror(errno)))\n")
+                throw ExitCode(1)
+            }
+        } else {
+            Console.out(rendered)
+            Console.flush()
+        }
+    }
+}
+
+/// Locating an external program on `PATH`.
+enum GraphvizTool {
+    /// The first executable `name` in the directories of `PATH`, or `nil`.
+    static func find(_ name: String) -> String? {
+        guard let raw = getenv("PATH") else { return nil }
+        for dir in String(cString: raw).split(separator: ":", omittingEmptySubsequences: false) {
+            let base = dir.isEmpty ? "." : String(dir)
+            let candidate = base + "/" + name
+            if FileText.isFile(candidate), access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+}
+
+/// Sends standard output to standard error while a body runs (the script's prints must not
+/// mix with the picture on standard output).
+enum StdoutToStderr {
+    static func during(_ body: () -> Void) {
+        Console.flush()
+        let saved = dup(1)
+        guard saved >= 0 else { return body() }
+        _ = dup2(2, 1)
+        defer {
+            Console.flush()
+            _ = dup2(saved, 1)
+            close(saved)
+        }
+        body()
+    }
+}

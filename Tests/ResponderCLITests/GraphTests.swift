@@ -1,0 +1,239 @@
+import ResponderLua
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// `responder graph` end to end: the built binary over temporary scripts.
+
+enum GraphHarness {
+    struct Failure: Error, CustomStringConvertible { let description: String }
+
+    /// The `responder` binary next to the test bundle (or `$RESPONDER_BIN`).
+    static func binary() throws -> String {
+        if let env = getenv("RESPONDER_BIN") { return String(cString: env) }
+        var dir = TestProcess.executablePath()
+        while let slash = dir.lastIndex(of: "/"), slash != dir.startIndex {
+            dir = String(dir[..<slash])
+            let candidate = dir + "/responder"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        throw Failure(description: "no 'responder' binary found above the test executable; build it first")
+    }
+
+    /// A fresh folder holding `files` (name → text).
+    static func folder(_ files: [String: String]) throws -> String {
+        var template = Array("/tmp/responder-graph-XXXXXX".utf8CString)
+        guard let p = mkdtemp(&template) else { throw Failure(description: "mkdtemp failed") }
+        let root = String(cString: p)
+        for (name, text) in files {
+            guard FileText.write(text, to: root + "/" + name) else { throw Failure(description: "cannot write \(name)") }
+        }
+        return root
+    }
+
+    static func read(_ path: String) -> String? {
+        guard case .success(let b) = FileText.read(path) else { return nil }
+        return String(decoding: b, as: UTF8.self)
+    }
+
+    /// Runs `responder graph ARGS` with `PATH` set to `path`.
+    static func run(_ args: [String], path: String = "/usr/local/bin:/usr/bin:/bin") throws -> TestProcess.Output {
+        let environment = TestProcess.environment().filter { !$0.hasPrefix("PATH=") } + ["PATH=\(path)"]
+        guard let out = TestProcess.run(try binary(), ["graph"] + args, environment: environment) else {
+            throw Failure(description: "cannot spawn responder")
+        }
+        return out
+    }
+
+    /// Whether Graphviz's `dot` is installed.
+    static var hasDot: Bool {
+        let candidates: [String] = ["/usr/local/bin/dot", "/usr/bin/dot", "/bin/dot"]
+        return candidates.contains { access($0, X_OK) == 0 }
+    }
+
+    /// The repository root (two levels above this file's folder).
+    static func repository(_ file: String = #filePath) -> String {
+        var parts = file.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)
+        return parts.joined(separator: "/")
+    }
+}
+
+private let gridScript = """
+local ItemSelected = Event "ItemSelected"
+local grid = View "Grid" {}
+for _, name in ipairs { "a", "b" } do
+  local item = View "Item" { id = name }
+  item:onTapGesture { trigger = ItemSelected { item = name } }
+  grid:add(item)
+end
+grid:triggers(ItemSelected)
+local screen = View "Screen" { View "Title" {}, grid }
+screen:handleEvent(ItemSelected, function(e) print("selected " .. e.item) end)
+mount(screen)
+tap(screen:find("Item#b"))
+"""
+
+private let gridText = """
+Screen  ◀ 3
+│   #1 handleEvent(ItemSelected)  ◀ step 2: handled
+├── Title
+└── Grid  ◀ 2
+    │   #1 triggers(ItemSelected)  ◀ step 1: declared
+    ├── Item#a
+    │       onTapGesture: trigger ItemSelected{item="a"}
+    └── Item#b  ◀ 1 origin
+            onTapGesture: trigger ItemSelected{item="b"}
+
+last dispatch: event ItemSelected{item="b"} from Item#b
+path: Item#b → Grid → Screen
+  1  Grid    #1 triggers(ItemSelected)     declared
+  2  Screen  #1 handleEvent(ItemSelected)  handled
+
+"""
+
+@Suite("responder graph")
+struct GraphTests {
+    @Test func textIsTheDefaultAndScriptOutputGoesToStderr() throws {
+        let dir = try GraphHarness.folder(["grid.lua": gridScript])
+        let out = try GraphHarness.run([dir + "/grid.lua"])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.stdout == gridText)
+        #expect(out.stderr == "selected b\n")
+        let explicit = try GraphHarness.run([dir + "/grid.lua", "--format", "text"])
+        #expect(explicit.stdout == gridText)
+    }
+
+    @Test func dotOutputHighlightsThePathWithStepNumbers() throws {
+        let dir = try GraphHarness.folder(["grid.lua": gridScript])
+        let out = try GraphHarness.run([dir + "/grid.lua", "--format", "dot"])
+        #expect(out.status == 0, "\(out.stderr)")
+        let dot = out.stdout
+        #expect(dot.hasPrefix("digraph responders {\n"))
+        #expect(dot.hasSuffix("}\n"))
+        #expect(dot.contains(#"n0 [label="Screen  ◀ 3\l#1 handleEvent(ItemSelected)  ◀ step 2: handled\l", color="red", penwidth=2, style="filled,bold""#))
+        #expect(dot.contains(#"n2 [label="Grid  ◀ 2\l#1 triggers(ItemSelected)  ◀ step 1: declared\l", color="red""#))
+        #expect(dot.contains(#"n3 [label="Item#a\lonTapGesture: trigger ItemSelected{item=\"a\"}\l"];"#))
+        #expect(dot.contains(#"n2 -> n4 [dir=back, color="red", penwidth=2.5, fontcolor="red", label="1"];"#))
+        #expect(dot.contains(#"n0 -> n2 [dir=back, color="red", penwidth=2.5, fontcolor="red", label="2"];"#))
+        #expect(dot.contains("  n0 -> n1;\n"))
+        #expect(dot.contains("  n2 -> n3;\n"))
+        #expect(!dot.contains("selected b"))
+    }
+
+    @Test func dotEscapesNamesAndIsAcceptedByGraphviz() throws {
+        let dir = try GraphHarness.folder(["weird.lua": """
+            local E = Event 'Say"hi\\\\'
+            local root = View 'Ro"ot' { id = 'x\\\\y', View "Two\\nLines" { id = "c" } }
+            root:handleEvent(E, function() end)
+            mount(root)
+            root:find("#c"):trigger(E {})
+            """])
+        let out = try GraphHarness.run([dir + "/weird.lua", "--format", "dot", "--output", dir + "/g.dot"])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.stdout == "")
+        let dot = try #require(GraphHarness.read(dir + "/g.dot"))
+        #expect(dot.contains(#"n0 [label="Ro\"ot#x\\y  ◀ 2\l#1 handleEvent(Say\"hi\\)  ◀ step 1: handled\l""#))
+        #expect(dot.contains(#"n1 [label="Two\lLines#c  ◀ 1 origin\l""#))
+        if GraphHarness.hasDot {
+            let svg = try #require(TestProcess.run("/bin/sh", ["-c", "dot -Tsvg '\(dir)/g.dot'"]))
+            #expect(svg.status == 0, "\(svg.stderr)")
+            #expect(svg.stderr == "")
+            #expect(svg.stdout.contains("Ro&quot;ot#x\\y"))
+        }
+    }
+
+    @Test(.enabled(if: GraphHarness.hasDot, "needs Graphviz"))
+    func svgGoesThroughGraphviz() throws {
+        let dir = try GraphHarness.folder(["grid.lua": gridScript])
+        let out = try GraphHarness.run([dir + "/grid.lua", "--format", "svg"])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.stdout.hasPrefix("<?xml"))
+        #expect(out.stdout.contains("<svg"))
+        #expect(out.stdout.contains("Item#b"))
+        let file = try GraphHarness.run([dir + "/grid.lua", "--format", "svg", "--output", dir + "/g.svg"])
+        #expect(file.status == 0)
+        #expect(GraphHarness.read(dir + "/g.svg")?.contains("</svg>") == true)
+    }
+
+    @Test func svgWithoutGraphvizIsAClearError() throws {
+        let dir = try GraphHarness.folder(["grid.lua": gridScript])
+        let empty = dir + "/empty-bin"
+        mkdir(empty, 0o755)
+        let out = try GraphHarness.run([dir + "/grid.lua", "--format", "svg"], path: empty)
+        #expect(out.status == 1)
+        #expect(out.stdout == "")
+        #expect(out.stderr == "error: graphviz 'dot' not found; install graphviz or use --format dot\n")
+    }
+
+    @Test func nothingMountedIsAnError() throws {
+        let dir = try GraphHarness.folder(["none.lua": "local v = View 'Alone' {}\n"])
+        let out = try GraphHarness.run([dir + "/none.lua"])
+        #expect(out.status == 1)
+        #expect(out.stdout == "")
+        #expect(out.stderr == "error: nothing is mounted: call mount(root) in the script\n")
+    }
+
+    @Test func unmountedTreesFallBackToTheLastDispatch() throws {
+        let dir = try GraphHarness.folder(["loose.lua": """
+            local E = Event "E"
+            local root = View "Root" { View "Leaf" {} }
+            root:handleEvent(E, function() end)
+            root:find("Leaf"):trigger(E {})
+            """])
+        let out = try GraphHarness.run([dir + "/loose.lua"])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.stdout.hasPrefix("nothing is mounted; showing the tree of the last dispatch\nRoot  ◀ 2\n"))
+    }
+
+    @Test func scriptErrorsAndLimitsExitLikeRun() throws {
+        let dir = try GraphHarness.folder([
+            "boom.lua": "mount(View 'Root' {})\nerror('kaput')\n",
+            "loop.lua": "while true do end\n",
+        ])
+        let boom = try GraphHarness.run([dir + "/boom.lua"])
+        #expect(boom.status == 1)
+        #expect(boom.stdout == "")
+        #expect(boom.stderr.hasPrefix("error: \(dir)/boom.lua:2: kaput\n"))
+        let loop = try GraphHarness.run([dir + "/loop.lua", "--max-instructions", "100000"])
+        #expect(loop.status == 3)
+        #expect(loop.stdout == "")
+    }
+
+    @Test func usageErrorsExitTwo() throws {
+        let dir = try GraphHarness.folder(["grid.lua": gridScript])
+        let missing = try GraphHarness.run([dir + "/missing.lua"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("error: cannot open '\(dir)/missing.lua': no such file"))
+        let format = try GraphHarness.run([dir + "/grid.lua", "--format", "png"])
+        #expect(format.status == 2)
+        #expect(format.stderr.contains("--format must be dot, svg or text"))
+        let safety = try GraphHarness.run([dir + "/grid.lua", "--safety", "loose"])
+        #expect(safety.status == 2)
+    }
+
+    @Test func strictSafetyAppliesToTheScript() throws {
+        let dir = try GraphHarness.folder(["lost.lua": """
+            local Lost = Event "Lost"
+            local root = View "Root" {}
+            mount(root)
+            root:trigger(Lost {})
+            """])
+        let relaxed = try GraphHarness.run([dir + "/lost.lua"])
+        #expect(relaxed.status == 0)
+        #expect(relaxed.stdout.contains("(past the root)  ◀ step 1: unhandled"))
+        let strict = try GraphHarness.run([dir + "/lost.lua", "--safety", "strict"])
+        #expect(strict.status == 1)
+        #expect(strict.stdout == "")
+    }
+
+    @Test func theItemGridExampleRenders() throws {
+        let script = GraphHarness.repository() + "/scripts/examples/item_grid.lua"
+        let out = try GraphHarness.run([script])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.stdout.hasPrefix("Screen  ◀ 3\n│   #1 handleEvent(ItemSelected)  ◀ step 2: handled\n"))
+        #expect(out.stdout.contains("    ├── Item#apple  ◀ 1 origin\n"))
+        #expect(out.stdout.contains("path: Item#apple → Grid → Screen\n"))
+    }
+}

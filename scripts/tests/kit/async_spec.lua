@@ -1,0 +1,177 @@
+-- SPEC §2.9: async actions on a virtual clock.
+
+local Done = Event "Done"
+
+describe("async buttons and the virtual clock", function()
+  it("the action runs at tap until its first sleep, then as time advances", function()
+    local log = {}
+    local button = AsyncButton "Save" { id = "save", action = function()
+      log[#log + 1] = "start " .. now()
+      sleep(2)
+      log[#log + 1] = "woke " .. now()
+      sleep(1)
+      log[#log + 1] = "end " .. now()
+    end }
+    mount(View "Root" { button })
+    assert.equal(0, now())
+    tap(button)
+    assert.same({ "start 0" }, log)
+    advance(1)
+    assert.same({ "start 0" }, log)
+    assert.equal(1, now())
+    advance(1)
+    assert.same({ "start 0", "woke 2" }, log)
+    advance(10)
+    assert.same({ "start 0", "woke 2", "end 3" }, log)
+    assert.equal(12, now())
+  end)
+
+  it("due tasks run in due-time order, then creation order", function()
+    local log = {}
+    local function button(name, delay)
+      return AsyncButton(name) { action = function()
+        sleep(delay)
+        log[#log + 1] = name
+      end }
+    end
+    local a, b, c = button("a", 3), button("b", 1), button("c", 3)
+    mount(View "Root" { a, b, c })
+    tap(a); tap(b); tap(c)
+    advance(5)
+    assert.same({ "b", "a", "c" }, log)
+  end)
+
+  it("the button is an AsyncButton node with a title", function()
+    local button = AsyncButton "Save" { id = "s", action = function() end }
+    assert.equal("AsyncButton#s", tostring(button))
+    assert.equal("Save", button.props.title)
+  end)
+
+  it("started, ended and changed observe tasks of the subtree", function()
+    local log = {}
+    local button = AsyncButton "Go" { action = function() sleep(1) end }
+    local root = View "Root" { View "Panel" { button } }
+    root:onAsyncTaskStarted(function(t) log[#log + 1] = "started " .. t.state end)
+    root:onAsyncTaskEnded(function(t) log[#log + 1] = "ended " .. t.state end)
+    root:onAsyncTaskChanged(function(t) log[#log + 1] = "changed " .. (t and "task" or "nil") end)
+    mount(root)
+    tap(button)
+    assert.same({ "started running", "changed task" }, log)
+    advance(1)
+    assert.same({ "started running", "changed task", "ended finished", "changed nil" }, log)
+  end)
+
+  it("the handler nearest above the button wins", function()
+    local outer, inner = spy.new(function() end), spy.new(function() end)
+    local button = AsyncButton "Go" { action = function() end }
+    local root = View "Root" { View "Panel" { button } }
+    root:onAsyncTaskStarted(outer)
+    root:find("Panel"):onAsyncTaskStarted(inner)
+    tap(button)
+    assert.spy(inner).was.called(1)
+    assert.spy(outer).was.called(0)
+  end)
+
+  it("cancel wakes a sleeping task with a CancellationError; ended still runs", function()
+    local task, ended, after, err
+    local button = AsyncButton "Go" { action = function()
+      local ok, e = pcall(sleep, 10)
+      err = e
+      sleep(1)
+      after = true
+    end }
+    local root = View "Root" { button }
+    root:onAsyncTaskStarted(function(t) task = t end)
+    root:onAsyncTaskEnded(function(t) ended = t end)
+    mount(root)
+    tap(button)
+    task:cancel()
+    assert.truthy(CancellationError:is(err))
+    assert.equal(task, ended)
+    assert.is_nil(after)
+    assert.equal("cancelled", task.state)
+    assert.is_true(task.isCancelled)
+    advance(20)
+    assert.is_nil(after)
+  end)
+
+  it("a cancelled task is not reported as an error", function()
+    local task
+    local button = AsyncButton "Go" { action = function() sleep(5) end }
+    local root = View "Root" { button }
+    root:onAsyncTaskStarted(function(t) task = t end)
+    mount(root)
+    responder.clearWarnings()
+    tap(button)
+    task:cancel()
+    assert.equal(0, #responder.warnings())
+  end)
+
+  it("errors raised in the action are reported from the button as LuaError", function()
+    local caught
+    local button = AsyncButton "Go" { action = function()
+      sleep(1)
+      error("network down")
+    end }
+    local root = View "Root" { button }
+    root:handleError(function(e) caught = e end)
+    mount(root)
+    tap(button)
+    assert.is_nil(caught)
+    advance(1)
+    assert.truthy(LuaError:is(caught))
+    assert.truthy(caught.message:find("network down", 1, true))
+    assert.equal(button, caught.node)
+  end)
+
+  it("error values raised in the action keep their type", function()
+    local Failed = Error "Failed"
+    local caught
+    local button = AsyncButton "Go" { action = function() error(Failed { code = 3 }) end }
+    local root = View "Root" { button }
+    root:handleError(Failed, function(e) caught = e end)
+    tap(button)
+    assert.equal(3, caught.code)
+  end)
+
+  it("events triggered from the task go up the hierarchy", function()
+    local button
+    button = AsyncButton "Go" { action = function()
+      sleep(1)
+      button:trigger(Done { at = now() })
+    end }
+    local root = View "Root" { button }
+    local got
+    root:handleEvent(Done, function(e) got = e.at end)
+    mount(root)
+    tap(button)
+    advance(1)
+    assert.equal(1, got)
+  end)
+
+  it("sleep outside a task is an error", function()
+    assert.error_matches(function() sleep(1) end, "sleep called outside a task")
+  end)
+
+  it("advance checks its argument; the clock starts at zero after reset", function()
+    assert.error_matches(function() advance(-1) end, "bad argument #1 to 'advance'")
+    advance(3)
+    assert.equal(3, now())
+    responder.reset()
+    assert.equal(0, now())
+  end)
+
+  it("AsyncButton requires an action", function()
+    assert.error_matches(function() return AsyncButton "X" {} end, "bad field 'action' in AsyncButton")
+  end)
+
+  it("bindings work inside the script's own coroutines", function()
+    local co = coroutine.wrap(function()
+      local v = View "A" { id = "x" }
+      coroutine.yield(tostring(v))
+      return v:path()
+    end)
+    assert.equal("A#x", co())
+    assert.equal("A#x", co())
+  end)
+end)

@@ -1,0 +1,122 @@
+-- State, Binding, s:binding(), node:onChange (SPEC §2.9).
+
+describe("State", function()
+  it("holds a value that can be read and assigned", function()
+    local s = State(1)
+    assert.equal(1, s.value)
+    s.value = "two"
+    assert.equal("two", s.value)
+    assert.is_nil(State().value)
+  end)
+
+  it("prints its value", function()
+    assert.equal("State(3)", tostring(State(3)))
+    assert.equal('State("a")', tostring(State("a")))
+  end)
+
+  it("refuses fields other than value", function()
+    local s = State(0)
+    assert.error_matches(function() s.other = 1 end, "only 'value'")
+  end)
+end)
+
+describe("s:binding()", function()
+  it("reads and writes the state", function()
+    local s = State(0)
+    local b = s:binding()
+    assert.equal(0, b.value)
+    b.value = 5
+    assert.equal(5, s.value)
+    s.value = 6
+    assert.equal(6, b.value)
+  end)
+
+  it("two bindings of one state share the source of truth", function()
+    local s = State("x")
+    local a, b = s:binding(), s:binding()
+    a.value = "y"
+    assert.equal("y", b.value)
+  end)
+end)
+
+describe("Binding { get, set }", function()
+  it("calls get and set", function()
+    local store = { v = 1 }
+    local calls = {}
+    local b = Binding {
+      get = function() return store.v end,
+      set = function(v) calls[#calls + 1] = v; store.v = v * 10 end,
+    }
+    assert.equal(1, b.value)
+    b.value = 2
+    assert.same({ 2 }, calls)
+    assert.equal(20, b.value)
+  end)
+
+  it("requires get and set functions", function()
+    assert.error_matches(function() Binding { get = function() end } end, "bad field 'set' in Binding")
+    assert.error_matches(function() Binding "x" end, "bad argument #1 to 'Binding'")
+  end)
+
+  it("an error in get or set reaches the script", function()
+    local b = Binding { get = function() error("no get") end, set = function() error("no set") end }
+    assert.error_matches(function() return b.value end, "no get")
+    assert.error_matches(function() b.value = 1 end, "no set")
+  end)
+end)
+
+describe("node:onChange", function()
+  it("runs fn(new, old) when a state changes, not when the same value is set", function()
+    local s = State(1)
+    local node = View "Label"
+    local got = {}
+    assert.equal(node, node:onChange(s, function(new, old) got[#got + 1] = { new, old } end))
+    s.value = 2
+    s.value = 2
+    s.value = 3
+    assert.same({ { 2, 1 }, { 3, 2 } }, got)
+  end)
+
+  it("observes a state through a derived binding", function()
+    local s = State("a")
+    local node = View "Label"
+    local got = {}
+    node:onChange(s:binding(), function(new, old) got[#got + 1] = old .. ">" .. new end)
+    s:binding().value = "b"
+    s.value = "c"
+    assert.same({ "a>b", "b>c" }, got)
+  end)
+
+  it("observes writes through a custom binding", function()
+    local s = State(0)
+    local b = Binding { get = function() return s.value end, set = function(v) s.value = math.max(0, v) end }
+    local node = View "Label"
+    local got = {}
+    node:onChange(b, function(new, old) got[#got + 1] = { new, old } end)
+    b.value = 4
+    b.value = -1
+    b.value = -2 -- clamped to 0 again: no change
+    assert.same({ { 4, 0 }, { 0, 4 } }, got)
+  end)
+
+  it("an error in the observer is reported from its node", function()
+    local s = State(0)
+    local root = View "Root" { View "Label" }
+    local label = root:find("Label")
+    local caught
+    root:handleError(LuaError, function(e) caught = e end)
+    label:onChange(s, function() error("boom") end)
+    s.value = 1
+    assert.truthy(caught)
+    assert.truthy(caught.message:find("boom"))
+    assert.equal(1, s.value)
+  end)
+
+  it("checks its arguments", function()
+    local node = View "V"
+    assert.error_matches(function() node:onChange(3, function() end) end,
+      "bad argument #1 to 'onChange' %(State or Binding expected, got number%)")
+    assert.error_matches(function() node:onChange(State(1), "f") end,
+      "bad argument #2 to 'onChange' %(function expected, got string%)")
+  end)
+end)
