@@ -1,6 +1,10 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+/// Dynamic exclusivity checks cost a thread-local lookup on every class property access on the
+/// dispatch hot path; the engine and bridge are single-threaded and checked statically.
+let hotPathSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
+
 let package = Package(
     name: "ResponderSandbox",
     platforms: [.macOS(.v13)],
@@ -25,8 +29,9 @@ let package = Package(
             providers: [.apt(["libedit-dev"])]
         ),
         .target(name: "CLuaShim", dependencies: ["CLua"]),
-        .target(name: "ResponderEngine"),
-        .target(name: "ResponderLua", dependencies: ["ResponderEngine", "CLua", "CLuaShim"]),
+        .target(name: "ResponderEngine", swiftSettings: hotPathSettings),
+        .target(name: "ResponderLua", dependencies: ["ResponderEngine", "CLua", "CLuaShim"],
+                swiftSettings: hotPathSettings),
         .executableTarget(
             name: "ResponderCLI",
             dependencies: [

@@ -33,6 +33,7 @@ public final class LuaRuntime {
         self.limits = limits
         luashim_set_host(L, Unmanaged.passUnretained(self).toOpaque())
         luashim_open_sandbox(L)
+        luashim_gc_generational(L)
         if let seed {
             lua_getglobal(L, "math")
             lua_getfield(L, -1, "randomseed")

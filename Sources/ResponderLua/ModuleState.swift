@@ -120,10 +120,31 @@ final class ModuleState {
     }
 
     /// Pushes a value (or nil).
+    ///
+    /// Values are short-lived and many, so they skip the weak identity cache (whose upkeep the
+    /// collector pays on every cycle): a small direct-mapped table remembers the userdata of the
+    /// most recent values, and `__eq` compares the Swift values, so `==` holds either way.
     func push(_ value: Value?) {
         guard let value else { lua_pushnil(L); return }
-        push(value, .value)
+        let key = Unmanaged.passUnretained(value).toOpaque()
+        let slot = lua_Integer((Int(bitPattern: key) >> 4) & (ModuleState.recentSlots - 1)) + 1
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(recentRef))
+        lua_rawgeti(L, -1, slot)
+        if luashim_to_object(L, -1, metatable(.value)) == key {
+            luashim_remove(L, -2)
+            return
+        }
+        luashim_pop(L, 1)
+        luashim_push_object(L, Unmanaged.passRetained(value).toOpaque(), metatable(.value), 0)
+        lua_pushvalue(L, -1)
+        lua_rawseti(L, -3, slot)
+        luashim_remove(L, -2)
     }
+
+    /// Size of the recent-values table (a power of two).
+    static let recentSlots = 64
+    /// Registry reference of the recent-values table.
+    var recentRef: Int32 = LUA_NOREF
 
     /// Pushes a type.
     func push(_ type: ValueType) { push(type, .type) }

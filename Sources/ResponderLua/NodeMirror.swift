@@ -104,11 +104,20 @@ final class FunctionSlot {
     let handle: StateHandle
     unowned(unsafe) let node: Node
     let slot: Int32
+    /// Whether the function can receive a second argument (so `ctx` is worth building).
+    let wantsContext: Bool
 
     init(_ m: ModuleState, node: Node, functionAt index: Int32) {
         self.handle = m.handle
         self.node = node
         self.slot = m.storeFunction(node, at: index)
+        var ar = lua_Debug()
+        lua_pushvalue(m.L, index)
+        if lua_getinfo(m.L, ">u", &ar) != 0 {
+            wantsContext = ar.nparams >= 2 || ar.isvararg != 0  // C functions count as vararg
+        } else {
+            wantsContext = true
+        }
     }
 
     deinit {

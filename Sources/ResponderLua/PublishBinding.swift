@@ -96,7 +96,7 @@ extension ModuleState {
         defer { lua_settop(L, top) }
         pushFunction(slot.node, slot.slot)
         push(value)
-        pushFresh(ContextBox(ctx), .context)
+        if slot.wantsContext { pushFresh(ContextBox(ctx), .context) } else { lua_pushnil(L) }
         if runtime.callKeepingError(2, 0) != LUA_OK { return failed(ctx) }
         return world.pendingAbort != nil || pendingErrorSet ? .aborted : .handled
     }

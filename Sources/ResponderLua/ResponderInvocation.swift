@@ -28,7 +28,7 @@ extension ModuleState {
         }
         let fnIndex = lua_gettop(L)
         push(value)
-        pushFresh(ContextBox(ctx), .context)
+        if slot.wantsContext { pushFresh(ContextBox(ctx), .context) } else { lua_pushnil(L) }
         let status = runtime.callKeepingError(2, 1)
         if status != LUA_OK { return failed(ctx) }
         if world.pendingAbort != nil || pendingErrorSet { return .aborted }

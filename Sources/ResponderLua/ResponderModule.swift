@@ -67,6 +67,8 @@ public enum ResponderModule {
         lua_setfield(L, -2, "__mode")
         lua_setmetatable(L, -2)
         m.cacheRef = luaL_ref(L, luashim_registryindex())
+        lua_createtable(L, Int32(ModuleState.recentSlots), 0)
+        m.recentRef = luaL_ref(L, luashim_registryindex())
 
         m.metatables = Array(repeating: LUA_NOREF, count: ObjectKind.allCases.count)
         func metatable(_ kind: ObjectKind, _ fields: [(String, LuaSwiftFunction)],
@@ -103,7 +105,8 @@ public enum ResponderModule {
                   index: NodeBinding.get,
                   methods: nodeMethods + ControlsBinding.nodeMethods + EnvironmentBinding.nodeMethods)
         metatable(.value, [("__newindex", ValueBinding.newindex), ("__tostring", ValueBinding.tostring),
-                           ("__pairs", ValueBinding.pairs)],
+                           ("__pairs", ValueBinding.pairs),
+                           ("__eq", ValueBinding.eq)],
                   index: ValueBinding.index)
         metatable(.type, [("__call", TypeBinding.call), ("__tostring", TypeBinding.tostring),
                           ("__newindex", TypeBinding.newindex)],

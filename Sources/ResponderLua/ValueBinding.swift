@@ -41,6 +41,14 @@ enum ValueBinding {
         return 1
     }
 
+    /// `a == b`: the same Swift value (two userdata can wrap one value).
+    static let eq: LuaSwiftFunction = { L in
+        let m = state(L)
+        let a = m.value(at: 1), b = m.value(at: 2)
+        lua_pushboolean(L, a != nil && a === b ? 1 : 0)
+        return 1
+    }
+
     /// `pairs(value)` iterates its fields.
     static let pairs: LuaSwiftFunction = { L in
         let m = state(L)

@@ -99,6 +99,8 @@ static inline void luashim_pushlstring(lua_State *L, const char *s, size_t n) { 
 static inline int luashim_gc_count_kb(lua_State *L) { return lua_gc(L, LUA_GCCOUNT, 0); }
 static inline int luashim_gc_count_b(lua_State *L) { return lua_gc(L, LUA_GCCOUNTB, 0); }
 static inline void luashim_gc_collect(lua_State *L) { lua_gc(L, LUA_GCCOLLECT, 0); }
+/** Switches the collector to generational mode (far cheaper for short-lived dispatch garbage). */
+static inline void luashim_gc_generational(lua_State *L) { lua_gc(L, LUA_GCGEN, 0, 0); }
 
 
 
