@@ -84,6 +84,7 @@ static void raise_limit(lua_State *L, luashim_control *c) {
 static void count_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
     luashim_control *c = luashim_control_of(L);
+    c->hookTicks++;
     if (c->budget >= 0) {
         c->executed += HOOK_COUNT;
         c->budget -= HOOK_COUNT;
@@ -112,8 +113,11 @@ lua_State *luashim_newstate(size_t memoryLimit, int64_t instructionBudget) {
     return L;
 }
 
+static void stop_watchdog(luashim_control *c);
+
 void luashim_close(lua_State *L) {
     luashim_control *c = luashim_control_of(L);
+    stop_watchdog(c);
     c->hostDepth++;
     c->limit = 0;
     lua_close(L);
@@ -183,7 +187,9 @@ int luashim_pcall(lua_State *L, int nargs, int nresults) {
     lua_insert(L, base);
     int saved = c->hostDepth;
     c->hostDepth = 0;
+    c->pcallDepth++;
     int status = lua_pcall(L, nargs, nresults, base);
+    c->pcallDepth--;
     c->hostDepth = saved;
     lua_remove(L, base);
     return status;
@@ -366,3 +372,56 @@ void luashim_set_abort(lua_State *L, int on) {
 
 #include <malloc.h>
 size_t luashim_heap_in_use(void) { struct mallinfo2 mi = mallinfo2(); return mi.uordblks; }
+
+/* ---------------- watchdog ---------------- */
+
+#include <pthread.h>
+#include <time.h>
+
+typedef struct { luashim_control *c; int seconds; pthread_t thread; } watchdog_t;
+
+static void *watchdog_main(void *arg) {
+    watchdog_t *w = (watchdog_t *)arg;
+    luashim_control *c = w->c;
+    int64_t lastTicks = c->hookTicks;
+    int stalled = 0; /* tenths of a second with Lua running and no hook call */
+    while (!c->watchdogStop) {
+        struct timespec ts = { 0, 100 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+        int64_t ticks = c->hookTicks;
+        if (c->pcallDepth > 0 && ticks == lastTicks) {
+            if (++stalled >= w->seconds * 10) {
+                static const char msg[] =
+                    "error: a __gc metamethod (or other code Lua runs with hooks off) ran for too long; "
+                    "the instruction limit cannot stop it there\n";
+                fflush(stdout);
+                (void)!write(2, msg, sizeof msg - 1);
+                _exit(3);
+            }
+        } else {
+            stalled = 0;
+        }
+        lastTicks = ticks;
+    }
+    return NULL;
+}
+
+void luashim_start_watchdog(lua_State *L, int seconds) {
+    luashim_control *c = luashim_control_of(L);
+    if (c->watchdog) return;
+    watchdog_t *w = (watchdog_t *)calloc(1, sizeof(watchdog_t));
+    if (!w) return;
+    w->c = c;
+    w->seconds = seconds;
+    if (pthread_create(&w->thread, NULL, watchdog_main, w) != 0) { free(w); return; }
+    c->watchdog = w;
+}
+
+static void stop_watchdog(luashim_control *c) {
+    watchdog_t *w = (watchdog_t *)c->watchdog;
+    if (!w) return;
+    c->watchdogStop = 1;
+    pthread_join(w->thread, NULL);
+    free(w);
+    c->watchdog = NULL;
+}

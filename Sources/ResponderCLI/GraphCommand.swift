@@ -63,7 +63,7 @@ struct GraphCommand: ParsableCommand {
         let runtime: LuaRuntime
         do {
             runtime = try Scenario.makeRuntime(ScenarioOptions(
-                limits: limitOptions.limits, seed: seed, safety: safety, trace: false))
+                limits: limitOptions.limits, seed: seed, safety: safety, trace: false, watchdogSeconds: 10))
         } catch {
             Stderr.write("error: \(error.message)\n")
             throw ExitCode(3)

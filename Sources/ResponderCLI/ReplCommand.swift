@@ -38,7 +38,7 @@ struct ReplCommand: ParsableCommand {
 
     func run() throws {
         if let load { try ScriptFile.check(load, command: "repl") }
-        let options = ScenarioOptions(limits: limitOptions.limits, seed: seed, safety: safety)
+        let options = ScenarioOptions(limits: limitOptions.limits, seed: seed, safety: safety, watchdogSeconds: 10)
         let runtime: LuaRuntime
         do {
             runtime = try Scenario.makeRuntime(options)

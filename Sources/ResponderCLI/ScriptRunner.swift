@@ -7,7 +7,7 @@ enum ScriptRunner {
                     safety: String, trace: Bool) -> Int32 {
         let runtime: LuaRuntime
         do {
-            runtime = try Scenario.makeRuntime(ScenarioOptions(limits: limits, seed: seed, safety: safety, trace: trace))
+            runtime = try Scenario.makeRuntime(ScenarioOptions(limits: limits, seed: seed, safety: safety, trace: trace, watchdogSeconds: 10))
         } catch {
             Stderr.write("error: \(error.message)\n")
             return 3

@@ -66,6 +66,9 @@ public final class LuaRuntime {
     /// Restores the instruction budget (e.g. before each test file).
     public func resetLimits() { luashim_reset_limits(L, limits.budget) }
 
+    /// Starts the watchdog for code that runs with hooks off (see `luashim_start_watchdog`).
+    public func startWatchdog(seconds: Int) { luashim_start_watchdog(L, Int32(seconds)) }
+
     /// Sets a global to a Swift function.
     public func setGlobal(_ name: String, _ fn: LuaSwiftFunction) {
         luashim_push_swift_function(L, fn)

@@ -8,8 +8,13 @@ public struct ScenarioOptions: Sendable {
     public var safety: String
     /// Print each top-level dispatch's trace to stderr.
     public var trace: Bool
+    /// Seconds Lua may run with its hooks off (inside `__gc`) before the process exits with
+    /// status 3; nil starts no watchdog thread (library use, benchmarks).
+    public var watchdogSeconds: Int? = nil
 
-    public init(limits: LuaLimits = .defaults, seed: Int64? = nil, safety: String = "relaxed", trace: Bool = false) {
+    public init(limits: LuaLimits = .defaults, seed: Int64? = nil, safety: String = "relaxed", trace: Bool = false,
+                watchdogSeconds: Int? = nil) {
+        self.watchdogSeconds = watchdogSeconds
         self.limits = limits
         self.seed = seed
         self.safety = safety
@@ -23,6 +28,7 @@ public enum Scenario {
     public static func makeRuntime(_ options: ScenarioOptions) throws(LuaFailure) -> LuaRuntime {
         let runtime = try LuaRuntime(limits: options.limits, seed: options.seed)
         ResponderModule.install(into: runtime, options: options)
+        if let seconds = options.watchdogSeconds { runtime.startWatchdog(seconds: seconds) }
         return runtime
     }
 }

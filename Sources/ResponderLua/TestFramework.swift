@@ -119,7 +119,8 @@ public enum TestFramework {
         let runtime: LuaRuntime
         do {
             runtime = try Scenario.makeRuntime(ScenarioOptions(limits: options.limits, seed: options.seed,
-                                                               safety: options.safety, trace: false))
+                                                               safety: options.safety, trace: false,
+                                                               watchdogSeconds: 10))
         } catch {
             emit(TestRecord(file: path, name: path, status: .error, message: error.message, location: path + ":0"))
             return

@@ -32,6 +32,10 @@ typedef struct luashim_control {
     int limitRaised;        /* the last error came from a limit */
     size_t failAfter;       /* testing: fail host-side allocations after this many (0 = off) */
     int abortPending;       /* a strict violation is unwinding: raise it again at every instruction */
+    volatile int64_t hookTicks;  /* incremented by every hook call (watchdog progress) */
+    volatile int watchdogStop;   /* asks the watchdog thread to end */
+    void *watchdog;              /* the watchdog thread, if started */
+    volatile int pcallDepth;     /* > 0 while a protected call from the host is running */
 } luashim_control;
 
 /** Creates a state with the capped allocator and the count hook. NULL on failure. */
@@ -46,6 +50,11 @@ void luashim_reset_limits(lua_State *L, int64_t instructionBudget);
 /** Starts (message on top of the stack, popped) or ends (on = 0) an uncatchable abort: while it
  *  is on, the count hook raises the message at every instruction of any Lua code. */
 void luashim_set_abort(lua_State *L, int on);
+
+/** Starts a watchdog thread for code that runs with hooks off (Lua disables hooks inside __gc
+ *  finalizers): when Lua code has run for `seconds` without a single hook call, the process
+ *  prints a message naming the cause and exits with status 3. Stopped by luashim_close. */
+void luashim_start_watchdog(lua_State *L, int seconds);
 
 /** Pushes a Swift function as a Lua C closure going through the trampoline. */
 void luashim_push_swift_function(lua_State *L, luashim_swift_fn fn);
