@@ -5,6 +5,7 @@
 
 #define HOOK_COUNT 1000
 #define HOST_SLACK ((size_t)64 << 20)  /* host allocations may exceed the cap by this much */
+#define SOFT_SLACK ((size_t)4 << 20)   /* Lua may exceed it by this much until the hook raises */
 static const char *TRACEBACK_KEY = "responder.lastTraceback";
 
 /* ---------------- allocator ---------------- */
@@ -23,6 +24,10 @@ static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
             /* Over the cap. Inside host (Swift) code never fail: an allocation failure
              * would longjmp through Swift frames. Record it; C raises once Swift returns. */
             if (c->hostDepth > 0 && c->used + grow <= c->limit + HOST_SLACK) {
+                c->memoryExceeded = 1;
+            } else if (c->used + grow <= c->limit + SOFT_SLACK && !c->memoryExceeded) {
+                /* a little over: let the count hook raise it as an ordinary error, within
+                 * 1000 instructions, so the message gets a location and a traceback */
                 c->memoryExceeded = 1;
             } else {
                 c->memoryExceeded = 1;
@@ -247,6 +252,12 @@ static int sandbox_load(lua_State *L) {
     const char *chunkname;
     int env = lua_isnone(L, 4) ? 0 : 4;
     int status;
+    const char *mode = luaL_optstring(L, 3, "bt");
+    if (strchr(mode, 't') == NULL) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "attempt to load a text chunk (mode is '%s'); binary chunks are not allowed", mode);
+        return 2;
+    }
     if (lua_type(L, 1) == LUA_TSTRING) {
         const char *s = lua_tolstring(L, 1, &len);
         chunkname = luaL_optstring(L, 2, s);

@@ -132,7 +132,7 @@ public final class LuaRuntime {
             if c.memoryExceeded != 0 || status == LUA_ERRMEM {
                 let mib = limits.maxMemoryMiB ?? 0
                 return LuaFailure(kind: .memoryLimit,
-                                  message: "memory limit exceeded (\(mib) MiB); raise it with --max-memory MiB",
+                                  message: "\(firstScriptLocation(in: traceback))memory limit exceeded (\(mib) MiB); raise it with --max-memory MiB",
                                   traceback: traceback)
             }
             if message.hasSuffix("interrupted!") {
@@ -140,6 +140,18 @@ public final class LuaRuntime {
             }
         }
         return LuaFailure(kind: .script, message: message, traceback: traceback)
+    }
+
+    /// `file:line: ` of the first script frame of a traceback (or "").
+    private func firstScriptLocation(in traceback: String?) -> String {
+        guard let traceback else { return "" }
+        for line in traceback.split(separator: "\n").dropFirst() {
+            let frame = line.drop { $0 == "\t" || $0 == " " }
+            if frame.hasPrefix("[C]") || frame.hasPrefix("(") { continue }
+            let parts = frame.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            if parts.count == 3, Int(parts[1]) != nil { return "\(parts[0]):\(parts[1]): " }
+        }
+        return ""
     }
 
     private func locationPrefix(of message: String) -> String {
