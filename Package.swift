@@ -23,11 +23,6 @@ let package = Package(
             pkgConfig: "lua5.4",
             providers: [.apt(["liblua5.4-dev"])]
         ),
-        .systemLibrary(
-            name: "CEdit",
-            pkgConfig: "libedit",
-            providers: [.apt(["libedit-dev"])]
-        ),
         .target(name: "CLuaShim", dependencies: ["CLua"]),
         .target(name: "ResponderEngine", swiftSettings: hotPathSettings),
         .target(name: "ResponderLua", dependencies: ["ResponderEngine", "CLua", "CLuaShim"],
@@ -35,7 +30,7 @@ let package = Package(
         .executableTarget(
             name: "ResponderCLI",
             dependencies: [
-                "ResponderLua", "ResponderEngine", "CEdit",
+                "ResponderLua", "ResponderEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

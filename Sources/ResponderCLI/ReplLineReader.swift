@@ -1,4 +1,3 @@
-import CEdit
 import CLuaShim
 import ResponderLua
 #if canImport(Glibc)
@@ -140,8 +139,7 @@ final class PipedLineReader: ReplLineReader {
 /// A libedit global variable, reached through the dynamic symbol table: Swift 6 refuses direct
 /// references to imported mutable C globals, and the readline-compatible API has no setters.
 private func editGlobal<T>(_ name: String, _ type: T.Type) -> UnsafeMutablePointer<T>? {
-    guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, name) else { return nil }
-    return symbol.assumingMemoryBound(to: T.self)
+    Libedit.shared?.global(name, type)
 }
 
 typealias CompletionFunction = @convention(c) (UnsafePointer<CChar>?, Int32, Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
@@ -160,7 +158,7 @@ private func replComplete(_ text: UnsafePointer<CChar>?, _ start: Int32, _ end: 
     completionCandidates = source(String(cString: text))
     completionIndex = 0
     if completionCandidates.isEmpty { return nil }
-    return rl_completion_matches(text, replCompletionEntry)
+    return Libedit.shared?.completionMatches(text, replCompletionEntry)
 }
 
 private func replCompletionEntry(_ text: UnsafePointer<CChar>?, _ state: Int32) -> UnsafeMutablePointer<CChar>? {
@@ -229,9 +227,9 @@ final class TerminalLineReader: ReplLineReader {
         let breaks = " \t\n\"\\'`@$><=;|&{(),+-*/%^#~[]"
         editGlobal("rl_basic_word_break_characters", UnsafePointer<CChar>?.self)?.pointee = UnsafePointer(strdup(breaks))
         editGlobal("rl_completer_word_break_characters", UnsafeMutablePointer<CChar>?.self)?.pointee = strdup(breaks)
-        _ = rl_initialize()
-        stifle_history(1000)
-        if let historyPath { _ = read_history(historyPath) }
+        _ = Libedit.shared?.initialize()
+        Libedit.shared?.stifleHistory(1000)
+        if let historyPath { _ = Libedit.shared?.readHistory(historyPath) }
         ReplSignals.install(restart: false)
     }
 
@@ -245,7 +243,7 @@ final class TerminalLineReader: ReplLineReader {
         Console.flush()
         lineDiscarded = false
         _ = ReplSignals.takePromptInterrupt()
-        guard let raw = readline(prompt) else {
+        guard let raw = Libedit.shared?.readline(prompt) else {
             return lineDiscarded ? .interrupted : .eof
         }
         let line = String(cString: raw)
@@ -256,11 +254,11 @@ final class TerminalLineReader: ReplLineReader {
 
     func remember(_ entry: String) {
         guard !entry.isEmpty else { return }
-        _ = add_history(entry)
-        if let historyPath { _ = write_history(historyPath) }
+        _ = Libedit.shared?.addHistory(entry)
+        if let historyPath { _ = Libedit.shared?.writeHistory(historyPath) }
     }
 
     func close() {
-        if let historyPath { _ = write_history(historyPath) }
+        if let historyPath { _ = Libedit.shared?.writeHistory(historyPath) }
     }
 }

@@ -38,7 +38,10 @@ final class ReplSession {
         installHelpers()
         ReplSignals.unblock()
         let interactive = Console.isTerminal(0)
-        if interactive {
+        if interactive && Libedit.shared == nil {
+            Console.error("note: libedit not found (apt-get install libedit2): no line editing or history\n")
+        }
+        if interactive && Libedit.shared != nil {
             reader = TerminalLineReader(historyPath: Self.historyPath()) { [unowned self] text in
                 self.completions(for: text)
             }
