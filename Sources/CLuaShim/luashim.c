@@ -293,6 +293,41 @@ static int sandbox_load(lua_State *L) {
     return 2;
 }
 
+/* coroutine.resume / coroutine.wrap that let a limit or a strict abort raised inside the
+ * coroutine go on at once in the resumer (the count hook is per thread). */
+static void check_after_resume(lua_State *L) {
+    luashim_control *c = luashim_control_of(L);
+    if (c->budgetExceeded || c->abortPending || (c->memoryExceeded && c->limit > 0) || c->interrupt)
+        raise_limit(L, c);
+}
+
+static int guarded_resume(lua_State *L) {
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    check_after_resume(L);
+    return lua_gettop(L);
+}
+
+static int guarded_wrapped(lua_State *L) {
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    int status = lua_pcall(L, n, LUA_MULTRET, 0);
+    check_after_resume(L);
+    if (status != LUA_OK) return lua_error(L);
+    return lua_gettop(L);
+}
+
+static int guarded_wrap(lua_State *L) {
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    lua_pushcclosure(L, guarded_wrapped, 1);
+    return 1;
+}
+
 void luashim_open_sandbox(lua_State *L) {
     luaL_requiref(L, LUA_GNAME, luaopen_base, 1); lua_pop(L, 1);
     luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1); lua_pop(L, 1);
@@ -325,6 +360,14 @@ void luashim_open_sandbox(lua_State *L) {
     }
     lua_pushcfunction(L, sandbox_load);
     lua_setglobal(L, "load");
+    lua_getglobal(L, LUA_COLIBNAME);
+    lua_getfield(L, -1, "resume");
+    lua_pushcclosure(L, guarded_resume, 1);
+    lua_setfield(L, -2, "resume");
+    lua_getfield(L, -1, "wrap");
+    lua_pushcclosure(L, guarded_wrap, 1);
+    lua_setfield(L, -2, "wrap");
+    lua_pop(L, 1);
 }
 
 #include <stdio.h>

@@ -6,7 +6,7 @@ import Glibc
 /// Build with `swift build -c release` and run `.build/release/responder-bench`.
 let args = CommandLine.arguments.dropFirst()
 let quick = args.contains("--quick")
-let responder = args.first { !$0.hasPrefix("--") }
+let responder = args.first { $0.hasPrefix("/") || $0.hasPrefix(".") }
     ?? { () -> String in
         // next to this executable
         var buffer = [CChar](repeating: 0, count: 4096)
@@ -16,9 +16,12 @@ let responder = args.first { !$0.hasPrefix("--") }
         return "/" + dir + "/responder"
     }()
 
+/// `--only foundation|dispatch|memory|tools` runs one section.
+let only = args.firstIndex(of: "--only").flatMap { args.index(after: $0) < args.endIndex ? args[args.index(after: $0)] : nil }
+func wanted(_ section: String) -> Bool { only == nil || only == section }
+
 print("# ResponderSandbox benchmarks")
-print("responder binary: \(responder.split(separator: "/").suffix(3).joined(separator: "/"))")
-printTable("Foundation (issue 2)", foundationBench(responder: responder))
-printTable("Dispatch (issue 3)", dispatchBench())
-if !quick { printTable("Memory (issue 3)", memoryBench()) }
-printTable("Daily tools (issue 4)", toolBench(responder: responder))
+if wanted("foundation") { printTable("Foundation (issue 2)", foundationBench(responder: responder)) }
+if wanted("dispatch") { printTable("Dispatch (issue 3)", dispatchBench()) }
+if wanted("memory") && !quick { printTable("Memory (issue 3)", memoryBench()) }
+if wanted("tools") { printTable("Daily tools (issue 4)", toolBench(responder: responder)) }

@@ -5,7 +5,7 @@ import ResponderEngine
 /// SPEC §2.9 part A: state and bindings, controls, simulated input, target–action, closure sugar.
 enum ControlsBinding {
     @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { LuaRuntime.of(L).moduleState! }
+    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
 
     /// Module functions (also globals).
     static let functions: [(String, LuaSwiftFunction)] = [

@@ -6,7 +6,7 @@ import ResponderEngine
 /// `decrement`, `toggle`, `selectSegment`, and what `tap` does on a control.
 enum ControlsInput {
     @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { LuaRuntime.of(L).moduleState! }
+    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
 
     /// The control at argument 1 when it is one of `kinds`; otherwise a raised status.
     static func control(_ m: ModuleState, _ fname: String, _ kinds: [ControlKind]) -> Result<(Node, ControlState), KitFailure> {

@@ -11,7 +11,7 @@ final class OutcomeBox {
 /// `node:trigger`, `node:report`, `mount`, `tap` and what they return (SPEC §2.3, §2.8).
 enum DispatchBinding {
     @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { LuaRuntime.of(L).moduleState! }
+    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
 
     /// Turns a Swift error from the engine into a raised Lua error (LUASHIM_RAISE).
     static func raise(_ m: ModuleState, _ error: Error) -> Int32 {

@@ -10,7 +10,7 @@ import ResponderEngine
 /// that report errors from a node, coroutine resumption) and wires the world's hooks to it.
 enum EnvironmentBinding {
     @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { LuaRuntime.of(L).moduleState! }
+    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
 
     /// Module functions (also globals). The kit's functions are Lua functions set by `install`.
     static let functions: [(String, LuaSwiftFunction)] = []
@@ -21,7 +21,81 @@ enum EnvironmentBinding {
     static let kitKey = "responder.environmentKit"
 
     /// Called once per state after the core module is installed (metatables, hooks).
+    /// Module functions the kit provides (also globals).
+    static let functionNames = ["Preference", "post", "AsyncButton", "sleep", "advance", "now"]
+    /// Node methods the kit provides.
+    static let methodNames = ["environment", "env", "preference", "preferenceValue", "onPreferenceChange",
+                              "onReceive", "observe", "onAppear", "onDisappear",
+                              "onAsyncTaskStarted", "onAsyncTaskEnded", "onAsyncTaskChanged"]
+
+    /// Installs stubs: the kit (a Lua prelude that takes far longer to compile than a whole state
+    /// takes to create) is loaded the first time one of its names is called. Each stub tail-calls
+    /// the real function, so error levels and locations are unchanged.
     static func install(_ m: ModuleState) {
+        let L = m.L
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        let stubMaker = "local load = ... return function(kind, name) return function(...) return load(kind, name)(...) end end"
+        guard m.runtime.load(Array(stubMaker.utf8), chunkname: "=responder.kitstub") == nil else { return }
+        let maker = lua_gettop(L)
+        luashim_push_swift_function(L, loadKit)
+        if m.runtime.call(1, 1) != nil { return }
+        lua_getfield(L, luashim_registryindex(), "responder.loaded")
+        lua_getfield(L, -1, "responder")
+        let module = lua_gettop(L)
+        luashim_pushglobaltable(L)
+        let globals = lua_gettop(L)
+        luashim_newtable(L)
+        let stubs = lua_gettop(L)
+        func stub(_ kind: String, _ name: String) -> Bool {
+            lua_pushvalue(L, maker)
+            m.runtime.pushString(kind)
+            m.runtime.pushString(name)
+            if m.runtime.call(2, 1) != nil { return false }
+            lua_pushvalue(L, -1)
+            lua_pushboolean(L, 1)
+            lua_rawset(L, stubs)
+            return true
+        }
+        for name in functionNames where stub("f", name) {
+            lua_pushvalue(L, -1)
+            lua_setfield(L, module, name)
+            lua_setfield(L, globals, name)
+        }
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(m.metatable(.node)))
+        lua_getfield(L, -1, "__index")
+        if lua_getupvalue(L, -1, 1) != nil, lua_type(L, -1) == LUA_TTABLE {
+            let methods = lua_gettop(L)
+            for name in methodNames where stub("m", name) { lua_setfield(L, methods, name) }
+        }
+        lua_pushvalue(L, stubs)
+        lua_setfield(L, luashim_registryindex(), "responder.kitStubs")
+    }
+
+    /// `load(kind, name)` for the stubs: loads the kit once, returns the real function.
+    static let loadKit: LuaSwiftFunction = { L in
+        let m = state(L)
+        lua_getfield(L, luashim_registryindex(), "responder.kitLoaded")
+        let loaded = lua_toboolean(L, -1) != 0
+        luashim_pop(L, 1)
+        if !loaded {
+            lua_pushboolean(L, 1)
+            lua_setfield(L, luashim_registryindex(), "responder.kitLoaded")
+            loadPrelude(m)
+        }
+        let kind = m.runtime.string(at: 1) ?? "f"
+        let name = m.runtime.string(at: 2) ?? ""
+        lua_getfield(L, luashim_registryindex(), "responder.kitReal")
+        lua_getfield(L, -1, kind + "." + name)
+        guard lua_type(L, -1) == LUA_TFUNCTION else {
+            return m.fail("the responder kit could not provide '\(name)'")
+        }
+        return 1
+    }
+
+    /// Loads the prelude and puts its functions in place of the stubs (a global the script has
+    /// replaced keeps the script's value).
+    static func loadPrelude(_ m: ModuleState) {
         let L = m.L
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
@@ -53,20 +127,32 @@ enum EnvironmentBinding {
         }
         let kitTable = lua_gettop(L)
 
-        // module functions, also globals
+        // the real functions, for the stubs; stubs still in place are replaced
+        luashim_newtable(L)
+        let real = lua_gettop(L)
+        lua_getfield(L, luashim_registryindex(), "responder.kitStubs")
+        let stubs = lua_gettop(L)
+        func isStub(_ table: Int32, _ name: String) -> Bool {
+            lua_getfield(L, table, name)
+            let result = lua_rawget(L, stubs) == LUA_TBOOLEAN
+            luashim_pop(L, 1)
+            return result
+        }
         luashim_pushglobaltable(L)
         let globals = lua_gettop(L)
         lua_getfield(L, kitTable, "functions")
         lua_pushnil(L)
         while lua_next(L, -2) != 0 {
-            lua_pushvalue(L, -2)
-            lua_pushvalue(L, -2)
-            lua_rawset(L, module)
-            lua_pushvalue(L, -2)
-            luashim_insert(L, -2)
-            lua_rawset(L, globals)
+            let name = m.runtime.string(at: -2) ?? ""
+            lua_pushvalue(L, -1)
+            lua_setfield(L, real, "f." + name)
+            if isStub(module, name) { lua_pushvalue(L, -1); lua_setfield(L, module, name) }
+            if isStub(globals, name) { lua_pushvalue(L, -1); lua_setfield(L, globals, name) }
+            luashim_pop(L, 1)
         }
-        lua_settop(L, kitTable)
+        lua_settop(L, real)
+        lua_pushvalue(L, real)
+        lua_setfield(L, luashim_registryindex(), "responder.kitReal")
 
         // node methods: the methods table is the first upvalue of the node metatable's __index
         lua_rawgeti(L, luashim_registryindex(), lua_Integer(m.metatable(.node)))
@@ -76,9 +162,10 @@ enum EnvironmentBinding {
             lua_getfield(L, kitTable, "methods")
             lua_pushnil(L)
             while lua_next(L, -2) != 0 {
-                lua_pushvalue(L, -2)
-                luashim_insert(L, -2)
-                lua_rawset(L, methods)
+                let name = m.runtime.string(at: -2) ?? ""
+                lua_pushvalue(L, -1)
+                lua_setfield(L, real, "m." + name)
+                lua_setfield(L, methods, name)
             }
         }
         lua_settop(L, kitTable)

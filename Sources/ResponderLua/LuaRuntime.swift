@@ -81,7 +81,9 @@ public final class LuaRuntime {
     /// handler. On success the results are on the stack; on failure nothing is left and the
     /// failure is returned.
     public func call(_ nargs: Int32, _ nresults: Int32) -> LuaFailure? {
+        let thread = L
         let status = luashim_pcall(L, nargs, nresults)
+        if L != thread { restoreThread(thread) }
         if status == LUA_OK {
             // a limit swallowed by a script's own pcall still ends the script
             let c = control.pointee
@@ -101,7 +103,16 @@ public final class LuaRuntime {
     /// (for callers that keep error objects, such as responder invocations).
     @inline(__always)
     public func callKeepingError(_ nargs: Int32, _ nresults: Int32) -> Int32 {
-        luashim_pcall(L, nargs, nresults)
+        let thread = L
+        let status = luashim_pcall(L, nargs, nresults)
+        if L != thread { restoreThread(thread) }
+        return status
+    }
+
+    /// Code the call ran may have called bindings from a coroutine, which pointed them at that
+    /// coroutine's thread: point them back at the thread this call runs on.
+    func restoreThread(_ thread: OpaquePointer) {
+        if let m = moduleState { m.switchTo(thread) } else { L = thread }
     }
 
     /// The traceback recorded by the last failed protected call (cleared after reading).

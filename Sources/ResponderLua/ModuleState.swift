@@ -65,6 +65,24 @@ final class ModuleState {
         self.world = World()
     }
 
+    // MARK: - threads
+
+    /// The module state of the Lua thread `L` that called a binding: bindings work on `self.L`,
+    /// so it follows the calling thread (a coroutine calls bindings on its own stack).
+    @inline(__always)
+    static func enter(_ L: OpaquePointer?) -> ModuleState {
+        let m = LuaRuntime.of(L).moduleState!
+        if let L, m.L != L { m.switchTo(L) }
+        return m
+    }
+
+    /// Points the bindings at another Lua thread.
+    func switchTo(_ thread: OpaquePointer) {
+        L = thread
+        runtime.L = thread
+        if handle.L != nil { handle.L = thread }  // nil: the state is closing
+    }
+
     // MARK: - objects
 
     @inline(__always)

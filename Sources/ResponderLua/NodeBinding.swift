@@ -5,7 +5,7 @@ import ResponderEngine
 /// `View "Name" { … }` and the node's fields and tree methods (SPEC §2.2).
 enum NodeBinding {
     @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { LuaRuntime.of(L).moduleState! }
+    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
 
     /// Node kinds with constructor behaviour, kept in `Node.host`.
     enum Kind: Int { case view = 0, eventButton = 1 }

@@ -5,7 +5,7 @@ import ResponderEngine
 /// Downward publishing: `node:publisher(T [, opts])`, `pub(event)`, `node:subscribe(T, fn)` (SPEC §2.7).
 enum PublishBinding {
     @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { LuaRuntime.of(L).moduleState! }
+    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
 
     static let publisher: LuaSwiftFunction = { L in
         let m = state(L)

@@ -5,7 +5,7 @@ import ResponderEngine
 /// Registering responders and declarations on nodes (SPEC §2.4–2.6).
 enum ResponderBinding {
     @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { LuaRuntime.of(L).moduleState! }
+    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
 
     /// `node:kind([T,] fn [, { id, once }])` → node.
     static func register(_ L: OpaquePointer?, _ kind: ResponderKind) -> Int32 {

@@ -23,7 +23,7 @@ final class BindingBox {
 /// SPEC §2.9: `State`, `Binding`, `s:binding()`, `s.value`, `b.value`, `node:onChange`.
 enum StateBinding {
     @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { LuaRuntime.of(L).moduleState! }
+    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
 
     // MARK: - constructors
 

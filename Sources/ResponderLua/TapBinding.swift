@@ -11,7 +11,7 @@ enum ActionOrFailure {
 /// `EventButton`, `node:onTapGesture` and the actions `tap` performs (SPEC §2.7).
 enum TapBinding {
     @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { LuaRuntime.of(L).moduleState! }
+    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
 
     /// The action for an `event = E{…}` or `trigger = fn` field at `index`; nil plus a raised
     /// error status when the field has the wrong kind.

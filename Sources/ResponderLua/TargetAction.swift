@@ -7,7 +7,7 @@ import ResponderEngine
 /// actions, and the closure sugar `node.on.*`.
 enum TargetAction {
     @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { LuaRuntime.of(L).moduleState! }
+    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
 
     static let onMetaKey = "responder.kit.on"
     static let indexKey = "responder.kit.index"

@@ -6,7 +6,7 @@ import ResponderEngine
 /// `{ node, index, responder, filter, value, decision, result }` (SPEC §2.8).
 enum TraceBinding {
     @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { LuaRuntime.of(L).moduleState! }
+    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
 
     static func pushStep(_ m: ModuleState, _ step: TraceStep) {
         let L = m.L

@@ -5,7 +5,7 @@ import ResponderEngine
 /// `Event`, `Error`, `AlertableError` and the type objects they return (SPEC §2.1).
 enum TypeBinding {
     @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { LuaRuntime.of(L).moduleState! }
+    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
 
     static func declare(_ L: OpaquePointer?, _ fname: String, _ kind: ValueKind, alertable: Bool) -> Int32 {
         let m = state(L)

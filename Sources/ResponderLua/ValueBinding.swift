@@ -5,7 +5,7 @@ import ResponderEngine
 /// Event and error values in Lua: immutable, fields readable, printed `Name{k=v}` (SPEC §2.1).
 enum ValueBinding {
     @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { LuaRuntime.of(L).moduleState! }
+    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
 
     static let index: LuaSwiftFunction = { L in
         let m = state(L)

@@ -5,7 +5,7 @@ import ResponderEngine
 /// Module-level functions over the world: warnings, traces, alerts, reset (SPEC §2.5–2.8).
 enum WorldBinding {
     @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { LuaRuntime.of(L).moduleState! }
+    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
 
     static func pushViolation(_ m: ModuleState, _ v: Violation) {
         let L = m.L
