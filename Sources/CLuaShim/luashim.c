@@ -1,4 +1,5 @@
 #include "luashim.h"
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
@@ -142,6 +143,48 @@ void luashim_reset_limits(lua_State *L, int64_t instructionBudget) {
 
 /* ---------------- trampoline ---------------- */
 
+int luashim_run_swift(lua_State *L, luashim_swift_fn fn) {
+    luashim_control *c = luashim_control_of(L);
+    c->hostDepth++;
+    int n = fn(L);
+    c->hostDepth--;
+    if (c->memoryExceeded && c->limit > 0) raise_limit(L, c);
+    if (n < 0) return lua_error(L);
+    return n;
+}
+
+/* Registered Swift functions, each with its own light C trampoline (trampolines.c). */
+#define MAX_LIGHT 512
+luashim_swift_fn luashim_fn_table[MAX_LIGHT];
+extern const lua_CFunction luashim_light_trampolines[MAX_LIGHT];
+static luashim_swift_fn light_keys[2 * MAX_LIGHT];
+static int light_values[2 * MAX_LIGHT];
+static int light_count;
+static pthread_mutex_t light_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The light trampoline of `fn`, registering it on first use; NULL when the table is full. */
+static lua_CFunction light_trampoline(luashim_swift_fn fn) {
+    uintptr_t h = ((uintptr_t)fn >> 4) * 2654435761u;
+    lua_CFunction result = NULL;
+    pthread_mutex_lock(&light_lock);
+    for (unsigned i = 0; i < 2 * MAX_LIGHT; i++) {
+        unsigned slot = (unsigned)((h + i) % (2 * MAX_LIGHT));
+        if (light_keys[slot] == fn) { result = luashim_light_trampolines[light_values[slot]]; break; }
+        if (light_keys[slot] == NULL) {
+            if (light_count < MAX_LIGHT) {
+                luashim_fn_table[light_count] = fn;
+                light_keys[slot] = fn;
+                light_values[slot] = light_count;
+                result = luashim_light_trampolines[light_count];
+                light_count++;
+            }
+            break;
+        }
+    }
+    pthread_mutex_unlock(&light_lock);
+    return result;
+}
+
 static int trampoline(lua_State *L) {
     luashim_swift_fn fn = (luashim_swift_fn)(uintptr_t)lua_touserdata(L, lua_upvalueindex(1));
     luashim_control *c = luashim_control_of(L);
@@ -154,6 +197,8 @@ static int trampoline(lua_State *L) {
 }
 
 void luashim_push_swift_function(lua_State *L, luashim_swift_fn fn) {
+    lua_CFunction light = light_trampoline(fn);
+    if (light) { lua_pushcfunction(L, light); return; }
     lua_pushlightuserdata(L, (void *)(uintptr_t)fn);
     lua_pushcclosure(L, trampoline, 1);
 }

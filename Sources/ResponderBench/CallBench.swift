@@ -62,6 +62,14 @@ func foundationBench(responder: String) -> [Row] {
         }
         return (nowNanos() - start) / UInt64(reps)
     }
+    let sandboxOnly = median(5) {
+        let start = nowNanos()
+        for _ in 0..<reps { _ = try? LuaRuntime(limits: .defaults) }
+        return (nowNanos() - start) / UInt64(reps)
+    }
+    rows.append(Row(name: "sandboxed state without the module vs luaL_newstate+openlibs",
+                    ours: "\(fmt(sandboxOnly / 1000, 1)) µs", reference: "\(fmt(bare / 1000, 1)) µs",
+                    ratio: sandboxOnly / bare, goal: "—"))
     rows.append(Row(name: "sandboxed state + responder module vs luaL_newstate+openlibs",
                     ours: "\(fmt(ours / 1000, 1)) µs", reference: "\(fmt(bare / 1000, 1)) µs",
                     ratio: ours / bare, goal: "≤ 2×"))

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ResponderLua
 
 /// `responder-bench [--quick] [RESPONDER]`: measures and prints every figure the README quotes.
 /// Build with `swift build -c release` and run `.build/release/responder-bench`.
@@ -21,6 +22,10 @@ let only = args.firstIndex(of: "--only").flatMap { args.index(after: $0) < args.
 func wanted(_ section: String) -> Bool { only == nil || only == section }
 
 print("# ResponderSandbox benchmarks")
+if only == "state-loop" {
+    // profiling aid: create many states
+    for _ in 0..<20_000 { _ = try? Scenario.makeRuntime(ScenarioOptions(limits: .defaults)) }
+}
 if wanted("foundation") { printTable("Foundation (issue 2)", foundationBench(responder: responder)) }
 if wanted("dispatch") { printTable("Dispatch (issue 3)", dispatchBench()) }
 if wanted("memory") && !quick { printTable("Memory (issue 3)", memoryBench()) }

@@ -36,6 +36,7 @@ final class ReplSession {
     /// Runs until end of input or `.quit`; returns the exit status.
     func run(preload: String?) -> Int32 {
         installHelpers()
+        ResponderModule.materializeNames(runtime)
         ReplSignals.unblock()
         let interactive = Console.isTerminal(0)
         if interactive && Libedit.shared == nil {

@@ -28,53 +28,15 @@ enum EnvironmentBinding {
                               "onReceive", "observe", "onAppear", "onDisappear",
                               "onAsyncTaskStarted", "onAsyncTaskEnded", "onAsyncTaskChanged"]
 
-    /// Installs stubs: the kit (a Lua prelude that takes far longer to compile than a whole state
-    /// takes to create) is loaded the first time one of its names is called. Each stub tail-calls
-    /// the real function, so error levels and locations are unchanged.
-    static func install(_ m: ModuleState) {
-        let L = m.L
-        let top = lua_gettop(L)
-        defer { lua_settop(L, top) }
-        let stubMaker = "local load = ... return function(kind, name) return function(...) return load(kind, name)(...) end end"
-        guard m.runtime.load(Array(stubMaker.utf8), chunkname: "=responder.kitstub") == nil else { return }
-        let maker = lua_gettop(L)
-        luashim_push_swift_function(L, loadKit)
-        if m.runtime.call(1, 1) != nil { return }
-        lua_getfield(L, luashim_registryindex(), "responder.loaded")
-        lua_getfield(L, -1, "responder")
-        let module = lua_gettop(L)
-        luashim_pushglobaltable(L)
-        let globals = lua_gettop(L)
-        luashim_newtable(L)
-        let stubs = lua_gettop(L)
-        func stub(_ kind: String, _ name: String) -> Bool {
-            lua_pushvalue(L, maker)
-            m.runtime.pushString(kind)
-            m.runtime.pushString(name)
-            if m.runtime.call(2, 1) != nil { return false }
-            lua_pushvalue(L, -1)
-            lua_pushboolean(L, 1)
-            lua_rawset(L, stubs)
-            return true
-        }
-        for name in functionNames where stub("f", name) {
-            lua_pushvalue(L, -1)
-            lua_setfield(L, module, name)
-            lua_setfield(L, globals, name)
-        }
-        lua_rawgeti(L, luashim_registryindex(), lua_Integer(m.metatable(.node)))
-        lua_getfield(L, -1, "__index")
-        if lua_getupvalue(L, -1, 1) != nil, lua_type(L, -1) == LUA_TTABLE {
-            let methods = lua_gettop(L)
-            for name in methodNames where stub("m", name) { lua_setfield(L, methods, name) }
-        }
-        lua_pushvalue(L, stubs)
-        lua_setfield(L, luashim_registryindex(), "responder.kitStubs")
-    }
+    /// Nothing happens at state creation: the kit (a Lua prelude that takes far longer to compile
+    /// than a whole state takes to create) is loaded the first time one of its names is used
+    /// (`ResponderModule.lazyName` / `lazyMethod` call `realFunction`).
+    static func install(_ m: ModuleState) {}
 
-    /// `load(kind, name)` for the stubs: loads the kit once, returns the real function.
-    static let loadKit: LuaSwiftFunction = { L in
-        let m = state(L)
+    /// Pushes the kit's function `name` (kind "f" for module functions, "m" for node methods),
+    /// loading the kit first if needed. On failure pushes a message and returns false.
+    static func realFunction(_ m: ModuleState, _ kind: String, _ name: String) -> Bool {
+        let L = m.L
         lua_getfield(L, luashim_registryindex(), "responder.kitLoaded")
         let loaded = lua_toboolean(L, -1) != 0
         luashim_pop(L, 1)
@@ -83,18 +45,21 @@ enum EnvironmentBinding {
             lua_setfield(L, luashim_registryindex(), "responder.kitLoaded")
             loadPrelude(m)
         }
-        let kind = m.runtime.string(at: 1) ?? "f"
-        let name = m.runtime.string(at: 2) ?? ""
         lua_getfield(L, luashim_registryindex(), "responder.kitReal")
-        lua_getfield(L, -1, kind + "." + name)
-        guard lua_type(L, -1) == LUA_TFUNCTION else {
-            return m.fail("the responder kit could not provide '\(name)'")
+        if lua_type(L, -1) == LUA_TTABLE {
+            lua_getfield(L, -1, kind + "." + name)
+            luashim_remove(L, -2)
         }
-        return 1
+        guard lua_type(L, -1) == LUA_TFUNCTION else {
+            luashim_pop(L, 1)
+            m.runtime.pushString("the responder kit could not provide '\(name)'")
+            return false
+        }
+        return true
     }
 
-    /// Loads the prelude and puts its functions in place of the stubs (a global the script has
-    /// replaced keeps the script's value).
+    /// Loads the prelude; its functions go where the lazy names are looked up (a global the
+    /// script has set keeps the script's value).
     static func loadPrelude(_ m: ModuleState) {
         let L = m.L
         let top = lua_gettop(L)
@@ -130,13 +95,11 @@ enum EnvironmentBinding {
         // the real functions, for the stubs; stubs still in place are replaced
         luashim_newtable(L)
         let real = lua_gettop(L)
-        lua_getfield(L, luashim_registryindex(), "responder.kitStubs")
-        let stubs = lua_gettop(L)
-        func isStub(_ table: Int32, _ name: String) -> Bool {
-            lua_getfield(L, table, name)
-            let result = lua_rawget(L, stubs) == LUA_TBOOLEAN
+        func isUnset(_ table: Int32, _ name: String) -> Bool {
+            m.runtime.pushString(name)
+            let unset = lua_rawget(L, table) == LUA_TNIL
             luashim_pop(L, 1)
-            return result
+            return unset
         }
         luashim_pushglobaltable(L)
         let globals = lua_gettop(L)
@@ -146,8 +109,8 @@ enum EnvironmentBinding {
             let name = m.runtime.string(at: -2) ?? ""
             lua_pushvalue(L, -1)
             lua_setfield(L, real, "f." + name)
-            if isStub(module, name) { lua_pushvalue(L, -1); lua_setfield(L, module, name) }
-            if isStub(globals, name) { lua_pushvalue(L, -1); lua_setfield(L, globals, name) }
+            if isUnset(module, name) { m.runtime.pushString(name); lua_pushvalue(L, -2); lua_rawset(L, module) }
+            if isUnset(globals, name) { m.runtime.pushString(name); lua_pushvalue(L, -2); lua_rawset(L, globals) }
             luashim_pop(L, 1)
         }
         lua_settop(L, real)

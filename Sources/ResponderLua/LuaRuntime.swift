@@ -32,8 +32,8 @@ public final class LuaRuntime {
         self.L = state
         self.limits = limits
         luashim_set_host(L, Unmanaged.passUnretained(self).toOpaque())
+        luashim_gc_generational(L)  // switching runs a full collection: cheapest on the empty heap
         luashim_open_sandbox(L)
-        luashim_gc_generational(L)
         if let seed {
             lua_getglobal(L, "math")
             lua_getfield(L, -1, "randomseed")

@@ -161,6 +161,8 @@ final class ModuleState {
 
     /// Size of the recent-values table (a power of two).
     static let recentSlots = 64
+    /// Registry reference of the node methods table.
+    var methodsRef: Int32 = LUA_NOREF
     /// Registry reference of the recent-values table.
     var recentRef: Int32 = LUA_NOREF
 

@@ -190,7 +190,7 @@ enum NodeBinding {
         case "props": m.pushNodeTable(node, NodeSlot.props)
         case "mounted": lua_pushboolean(L, node.isMounted ? 1 : 0)
         default:
-            if !ControlsBinding.property(m, node, key) { lua_pushnil(L) }
+            if !ControlsBinding.property(m, node, key) && !ResponderModule.lazyMethod(m, key) { lua_pushnil(L) }
         }
         return 1
     }

@@ -52,6 +52,119 @@ public enum ResponderModule {
         ("onTapGesture", TapBinding.onTapGesture),
     ]
 
+    /// Every lazily created module function, by name.
+    static let lazyFunctions: [String: LuaSwiftFunction] = {
+        var all: [String: LuaSwiftFunction] = [:]
+        for (name, fn) in functions + ControlsBinding.functions { all[name] = fn }
+        return all
+    }()
+
+    /// Every lazily created node method, by name.
+    static let lazyMethods: [String: LuaSwiftFunction] = {
+        var all: [String: LuaSwiftFunction] = [:]
+        for (name, fn) in nodeMethods + ControlsBinding.nodeMethods { all[name] = fn }
+        return all
+    }()
+
+    /// `__index` of the module table (upvalue true) and of the global table (false): creates a
+    /// module function on first use and stores it, so later uses find it directly.
+    static let lazyName: LuaSwiftFunction = { L in
+        let m = ModuleState.enter(L)
+        guard lua_type(L, 2) == LUA_TSTRING, let name = m.runtime.string(at: 2) else { lua_pushnil(L); return 1 }
+        let isModule = lua_toboolean(L, luashim_upvalueindex(2)) != 0
+        if !isModule && moduleOnly.contains(name) { lua_pushnil(L); return 1 }
+        if let fn = lazyFunctions[name] {
+            luashim_push_swift_function(L, fn)
+        } else if EnvironmentBinding.functionNames.contains(name) {
+            guard EnvironmentBinding.realFunction(m, "f", name) else { return LUASHIM_RAISE }
+        } else {
+            lua_pushnil(L)
+            return 1
+        }
+        lua_pushvalue(L, 2)
+        lua_pushvalue(L, -2)
+        lua_rawset(L, 1)
+        return 1
+    }
+
+    /// A node method on first use: stored in the methods table and returned. Pushes it and
+    /// returns true, or pushes nothing and returns false.
+    static func lazyMethod(_ m: ModuleState, _ name: String) -> Bool {
+        let L = m.L
+        if let fn = lazyMethods[name] {
+            luashim_push_swift_function(L, fn)
+        } else if EnvironmentBinding.methodNames.contains(name) {
+            guard EnvironmentBinding.realFunction(m, "m", name) else { luashim_pop(L, 1); return false }
+        } else {
+            return false
+        }
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(m.methodsRef))
+        m.runtime.pushString(name)
+        lua_pushvalue(L, -3)
+        lua_rawset(L, -3)
+        luashim_pop(L, 1)
+        return true
+    }
+
+    /// Creates every lazy name now (before a script replaces the global table's metatable, and
+    /// for listings such as the REPL's completion).
+    static func materialize(_ m: ModuleState) {
+        let L = m.L
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        luashim_pushglobaltable(L)
+        let globals = lua_gettop(L)
+        lua_getfield(L, luashim_registryindex(), "responder.loaded")
+        lua_getfield(L, -1, "responder")
+        let module = lua_gettop(L)
+        for (name, fn) in lazyFunctions {
+            for table in [module, globals] {
+                m.runtime.pushString(name)
+                if lua_rawget(L, table) == LUA_TNIL {
+                    m.runtime.pushString(name)
+                    luashim_push_swift_function(L, fn)
+                    lua_rawset(L, table)
+                }
+                luashim_pop(L, 1)
+            }
+        }
+        for name in lazyMethods.keys { if lazyMethod(m, name) { luashim_pop(L, 1) } }
+    }
+
+    /// Creates every lazily created name now (the REPL does, so completion lists them).
+    public static func materializeNames(_ runtime: LuaRuntime) {
+        if let m = runtime.moduleState { materialize(m) }
+    }
+
+    /// `setmetatable` that first creates the lazy globals when a script sets the global table's
+    /// metatable (a strict-mode helper, say), so no module name gets lost.
+    static let guardedSetmetatable: LuaSwiftFunction = { L in
+        let m = ModuleState.enter(L)
+        guard lua_type(L, 1) == LUA_TTABLE else {
+            return m.argError(1, "setmetatable", "table", 1)
+        }
+        guard lua_type(L, 2) == LUA_TTABLE || lua_type(L, 2) == LUA_TNIL else {
+            return m.argError(2, "setmetatable", "nil or table", 2)
+        }
+        if luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL {
+            luashim_pop(L, 1)
+            return m.fail("cannot change a protected metatable")
+        }
+        luashim_pushglobaltable(L)
+        let isGlobals = lua_rawequal(L, 1, -1) != 0
+        luashim_pop(L, 1)
+        if isGlobals {
+            materialize(m)
+            for name in EnvironmentBinding.functionNames {
+                guard EnvironmentBinding.realFunction(m, "f", name) else { return LUASHIM_RAISE }
+                luashim_pop(L, 1)
+            }
+        }
+        lua_settop(L, 2)
+        lua_setmetatable(L, 1)
+        return 1
+    }
+
     /// Installs the module table as `require "responder"` and copies its public names to globals.
     public static func install(into runtime: LuaRuntime, options: ScenarioOptions) {
         let m = ModuleState(runtime: runtime, options: options)
@@ -102,8 +215,7 @@ public enum ResponderModule {
         }
         metatable(.node, [("__newindex", NodeBinding.newindex), ("__tostring", NodeBinding.tostring),
                           ("__call", NodeBinding.call)],
-                  index: NodeBinding.get,
-                  methods: nodeMethods + ControlsBinding.nodeMethods + EnvironmentBinding.nodeMethods)
+                  index: NodeBinding.get, methods: [("add", NodeBinding.add)])
         metatable(.value, [("__newindex", ValueBinding.newindex), ("__tostring", ValueBinding.tostring),
                            ("__pairs", ValueBinding.pairs),
                            ("__eq", ValueBinding.eq)],
@@ -124,13 +236,17 @@ public enum ResponderModule {
             ValueBinding.luaError(m, message: message, traceback: nil, node: node)
         }
 
-        // the module table
-        lua_createtable(L, 0, Int32(functions.count + 4))
+        // the node methods table (the first upvalue of the node metatable's __index): methods
+        // are put there on first use (see `lazyMethod`), which keeps state creation cheap
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(m.metatable(.node)))
+        lua_getfield(L, -1, "__index")
+        _ = lua_getupvalue(L, -1, 1)
+        m.methodsRef = luaL_ref(L, luashim_registryindex())
+        lua_settop(L, top)
+
+        // the module table; its functions (and the globals) appear on first use (`lazyName`)
+        lua_createtable(L, 0, 8)
         let module = lua_gettop(L)
-        for (name, fn) in functions + ControlsBinding.functions + EnvironmentBinding.functions {
-            luashim_push_swift_function(L, fn)
-            lua_setfield(L, module, name)
-        }
         m.push(m.luaErrorType)
         lua_setfield(L, module, "LuaError")
         m.push(m.cancellationErrorType)
@@ -138,18 +254,27 @@ public enum ResponderModule {
         runtime.pushString("0.1.0")
         lua_setfield(L, module, "version")
 
-        // globals
+        // globals: the module's names, created on first use
         luashim_pushglobaltable(L)
         let globals = lua_gettop(L)
         lua_pushnil(L)
         while lua_next(L, module) != 0 {
-            if let key = runtime.string(at: -2), !moduleOnly.contains(key), key != "version" {
+            if let key = runtime.string(at: -2), key != "version" {
                 lua_pushvalue(L, -2)
                 lua_pushvalue(L, -2)
                 lua_rawset(L, globals)
             }
             luashim_pop(L, 1)
         }
+        for (table, isModule) in [(module, true), (globals, false)] {
+            lua_createtable(L, 0, 1)
+            lua_pushboolean(L, isModule ? 1 : 0)
+            luashim_push_swift_closure(L, lazyName, 1)
+            lua_setfield(L, -2, "__index")
+            lua_setmetatable(L, table)
+        }
+        luashim_push_swift_function(L, guardedSetmetatable)
+        lua_setfield(L, globals, "setmetatable")
         luashim_pop(L, 1)
         lua_pushvalue(L, module)
         lua_setglobal(L, "responder")
