@@ -1,4 +1,7 @@
 import CLua
+#if canImport(Glibc)
+import Glibc
+#endif
 import CLuaShim
 
 /// A Swift function callable from Lua through the C trampoline: returns the number of
@@ -281,7 +284,16 @@ public final class LuaRuntime {
         while lua_getstack(L, level, &ar) != 0 {
             if lua_getinfo(L, "Sl", &ar) != 0, ar.currentline > 0 {
                 let src = withUnsafePointer(to: &ar.short_src) {
-                    $0.withMemoryRebound(to: CChar.self, capacity: Int(LUA_IDSIZE)) { String(cString: $0) }
+                    $0.withMemoryRebound(to: CChar.self, capacity: Int(LUA_IDSIZE)) { short in
+                        // every dispatch asks: reuse the last chunk's name when it is the same
+                        if let cached = lastSource, cached.pointer == ar.source,
+                           cached.bytes.withUnsafeBufferPointer({ strcmp($0.baseAddress!, short) == 0 }) {
+                            return cached.name
+                        }
+                        let name = String(cString: short)
+                        lastSource = (ar.source, Array(name.utf8CString), name)
+                        return name
+                    }
                 }
                 return (src, Int(ar.currentline))
             }
@@ -289,6 +301,10 @@ public final class LuaRuntime {
         }
         return nil
     }
+
+    /// The chunk name `scriptLocation` returned last, keyed by the source string's address and
+    /// checked against its text.
+    private var lastSource: (pointer: UnsafePointer<CChar>?, bytes: [CChar], name: String)?
 
     // MARK: - require
 
