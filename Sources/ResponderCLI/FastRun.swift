@@ -33,7 +33,7 @@ struct FastRun {
             case "--trace":
                 run.trace = true
             case "--safety":
-                guard let v = value(&i), ["relaxed", "strict", "disabled"].contains(v) else { return nil }
+                guard let v = value(&i), SafetyOption.levels.contains(v) else { return nil }
                 run.safety = v
             case "--seed":
                 guard let v = value(&i), let n = Int64(v) else { return nil }

@@ -30,8 +30,7 @@ struct GraphCommand: ParsableCommand {
     @Option(help: "Write the picture to FILE instead of standard output.")
     var output: String?
 
-    @Option(help: "Default safety level at the root: relaxed, strict or disabled.")
-    var safety: String = "relaxed"
+    @OptionGroup var safetyOption: SafetyOption
 
     @Option(help: "Seed for math.random.")
     var seed: Int64?
@@ -42,9 +41,7 @@ struct GraphCommand: ParsableCommand {
         if !["text", "dot", "svg"].contains(format) {
             throw ValidationError("--format must be dot, svg or text (got '\(format)')")
         }
-        if !["relaxed", "strict", "disabled"].contains(safety) {
-            throw ValidationError("--safety must be relaxed, strict or disabled (got '\(safety)')")
-        }
+        try safetyOption.check()
         if let output, output.isEmpty { throw ValidationError("--output needs a file name") }
     }
 
@@ -63,7 +60,7 @@ struct GraphCommand: ParsableCommand {
         let runtime: LuaRuntime
         do {
             runtime = try Scenario.makeRuntime(ScenarioOptions(
-                limits: limitOptions.limits, seed: seed, safety: safety, trace: false, watchdogSeconds: 10))
+                limits: limitOptions.limits, seed: seed, safety: safetyOption.safety, trace: false, watchdogSeconds: 10))
         } catch {
             Stderr.write("error: \(error.message)\n")
             throw ExitCode(3)

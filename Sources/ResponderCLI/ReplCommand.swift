@@ -22,8 +22,7 @@ struct ReplCommand: ParsableCommand {
     @Option(name: .customLong("load"), help: "A script to run before the first prompt.")
     var load: String?
 
-    @Option(help: "Default safety level at the root: relaxed, strict or disabled.")
-    var safety: String = "relaxed"
+    @OptionGroup var safetyOption: SafetyOption
 
     @Option(help: "Seed for math.random.")
     var seed: Int64?
@@ -31,14 +30,12 @@ struct ReplCommand: ParsableCommand {
     @OptionGroup var limitOptions: LimitOptions
 
     func validate() throws {
-        if !["relaxed", "strict", "disabled"].contains(safety) {
-            throw ValidationError("--safety must be relaxed, strict or disabled (got '\(safety)')")
-        }
+        try safetyOption.check()
     }
 
     func run() throws {
         if let load { try ScriptFile.check(load, command: "repl") }
-        let options = ScenarioOptions(limits: limitOptions.limits, seed: seed, safety: safety, watchdogSeconds: 10)
+        let options = ScenarioOptions(limits: limitOptions.limits, seed: seed, safety: safetyOption.safety, watchdogSeconds: 10)
         let runtime: LuaRuntime
         do {
             runtime = try Scenario.makeRuntime(options)

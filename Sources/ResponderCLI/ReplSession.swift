@@ -298,13 +298,7 @@ final class ReplSession {
         switch FileText.read(path) {
         case .success(let b): bytes = b
         case .failure(let problem):
-            let why: String
-            switch problem {
-            case .missing: why = "no such file"
-            case .directory: why = "is a directory"
-            case .unreadable(let reason): why = "cannot read (\(reason))"
-            }
-            Console.error("error: cannot open '\(path)': \(why)\n")
+            Console.error(ScriptFile.openError(path, problem))
             return
         }
         let savedDirectory = runtime.scriptDirectory

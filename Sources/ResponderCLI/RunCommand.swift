@@ -30,8 +30,7 @@ struct RunCommand: ParsableCommand {
     @Argument(help: "The script to run.")
     var file: String
 
-    @Option(help: "Default safety level at the root: relaxed, strict or disabled.")
-    var safety: String = "relaxed"
+    @OptionGroup var safetyOption: SafetyOption
 
     @Flag(help: "Print each top-level dispatch's trace to stderr.")
     var trace = false
@@ -45,16 +44,14 @@ struct RunCommand: ParsableCommand {
     var arguments: [String] = []
 
     func validate() throws {
-        if !["relaxed", "strict", "disabled"].contains(safety) {
-            throw ValidationError("--safety must be relaxed, strict or disabled (got '\(safety)')")
-        }
+        try safetyOption.check()
     }
 
     func run() throws {
         try ScriptFile.check(file, command: "run")
         let outcome = ScriptRunner.run(
             file: file, arguments: arguments, limits: limitOptions.limits,
-            seed: seed, safety: safety, trace: trace)
+            seed: seed, safety: safetyOption.safety, trace: trace)
         throw ExitCode(outcome)
     }
 }

@@ -42,8 +42,7 @@ struct TestCommand: ParsableCommand {
     @Flag(name: .customLong("update-snapshots"), help: "Rewrite snapshots that do not match.")
     var updateSnapshots = false
 
-    @Option(help: "Default safety level at the root: relaxed, strict or disabled.")
-    var safety: String = "relaxed"
+    @OptionGroup var safetyOption: SafetyOption
 
     @OptionGroup var limitOptions: LimitOptions
 
@@ -51,9 +50,7 @@ struct TestCommand: ParsableCommand {
     var worker = false
 
     func validate() throws {
-        if !["relaxed", "strict", "disabled"].contains(safety) {
-            throw ValidationError("--safety must be relaxed, strict or disabled (got '\(safety)')")
-        }
+        try safetyOption.check()
         if !["pretty", "tap", "junit", "json"].contains(format) {
             throw ValidationError("--format must be pretty, tap, junit or json (got '\(format)')")
         }
@@ -70,7 +67,7 @@ struct TestCommand: ParsableCommand {
     }
 
     var runOptions: TestRunOptions {
-        TestRunOptions(limits: limitOptions.limits, safety: safety, filter: filter, updateSnapshots: updateSnapshots)
+        TestRunOptions(limits: limitOptions.limits, safety: safetyOption.safety, filter: filter, updateSnapshots: updateSnapshots)
     }
 
     func run() throws {
@@ -97,7 +94,7 @@ struct TestCommand: ParsableCommand {
         let style = TestReport.Style(colour: live && terminal && !noColor)
         let progress = live && terminal && files.count >= 20
 
-        var workerArgs = ["--safety", safety,
+        var workerArgs = ["--safety", safetyOption.safety,
                           "--max-instructions", String(limitOptions.maxInstructions),
                           "--max-memory", String(limitOptions.maxMemory)]
         if let filter { workerArgs.append("--filter=" + filter) }

@@ -46,37 +46,12 @@ enum ControlsBinding {
         let L = m.L
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
-        func metatable(_ kind: ObjectKind, _ fields: [(String, LuaSwiftFunction)],
-                       index: LuaSwiftFunction, methods: [(String, LuaSwiftFunction)] = []) {
-            luashim_newtable(L)
-            for (name, fn) in fields {
-                luashim_push_swift_function(L, fn)
-                lua_setfield(L, -2, name)
-            }
-            if methods.isEmpty {
-                luashim_push_swift_function(L, index)
-            } else {
-                lua_createtable(L, 0, Int32(methods.count))
-                for (name, fn) in methods {
-                    luashim_push_swift_function(L, fn)
-                    lua_setfield(L, -2, name)
-                }
-                luashim_push_swift_function(L, index)
-                luashim_push_index(L)
-            }
-            lua_setfield(L, -2, "__index")
-            luashim_push_swift_function(L, WorldBinding.gc)
-            lua_setfield(L, -2, "__gc")
-            m.runtime.pushString("responder." + kind.label)
-            lua_setfield(L, -2, "__name")
-            m.runtime.pushString("locked")
-            lua_setfield(L, -2, "__metatable")
-            m.metatables[kind.rawValue] = luaL_ref(L, luashim_registryindex())
-        }
-        metatable(.state, [("__newindex", StateBinding.stateSet), ("__tostring", StateBinding.stateToString)],
-                  index: StateBinding.stateGet, methods: [("binding", StateBinding.stateBindingMethod)])
-        metatable(.binding, [("__newindex", StateBinding.bindingSet), ("__tostring", StateBinding.bindingToString)],
-                  index: StateBinding.bindingGet)
+        m.makeMetatable(kind: .state,
+                        fields: [("__newindex", StateBinding.stateSet), ("__tostring", StateBinding.stateToString)],
+                        index: StateBinding.stateGet, methods: [("binding", StateBinding.stateBindingMethod)])
+        m.makeMetatable(kind: .binding,
+                        fields: [("__newindex", StateBinding.bindingSet), ("__tostring", StateBinding.bindingToString)],
+                        index: StateBinding.bindingGet)
 
         // `node.on` proxies share one metatable
         luashim_newtable(L)

@@ -321,7 +321,7 @@ extension ModuleState {
         let ok = readBinding(box, at: -1)
         luashim_remove(L, -2)
         if !ok {
-            if reporting { try kitReportFailure(from: node) } else { luashim_pop(L, 1) }
+            if reporting { try reportFailedCall(from: node) } else { luashim_pop(L, 1) }
             return false
         }
         switch c.kind {

@@ -243,33 +243,12 @@ extension ModuleState {
         return r
     }
 
-    /// After a failed call (error value on top): limits and pending aborts unwind (thrown);
-    /// any other error is reported from `node`, as an error raised by a tap action is. The
-    /// error value is popped.
-    func kitReportFailure(from node: Node) throws {
-        let c = runtime.control.pointee
-        if c.limitRaised != 0 || c.budgetExceeded != 0 || c.interrupt != 0 || world.pendingAbort != nil || pendingErrorSet {
-            if !pendingErrorSet && world.pendingAbort == nil { setPendingError() }
-            throw world.pendingAbort != nil ? EngineError.aborted : LuaCallError()
-        }
-        let error: Value
-        if let v = value(at: -1), v.kind == .error {
-            error = v
-            _ = runtime.takeTraceback()
-        } else {
-            error = ValueBinding.luaError(self, message: runtime.describeError(at: -1),
-                                          traceback: runtime.takeTraceback(), node: node)
-        }
-        luashim_pop(L, 1)
-        _ = try world.report(error, from: node, location: location())
-    }
-
     /// Calls the function below `nargs` arguments; a failure is reported from `node` (see
-    /// `kitReportFailure`). Returns whether it succeeded (results on the stack) or not (nothing).
+    /// `reportFailedCall`). Returns whether it succeeded (results on the stack) or not (nothing).
     @discardableResult
     func kitCall(_ nargs: Int32, _ nresults: Int32, from node: Node) throws -> Bool {
         if runtime.callKeepingError(nargs, nresults) != LUA_OK {
-            try kitReportFailure(from: node)
+            try reportFailedCall(from: node)
             return false
         }
         if world.pendingAbort != nil { throw EngineError.aborted }

@@ -161,11 +161,7 @@ enum DispatchBinding {
         case "node": m.push(c.node)
         case "origin": m.push(c.origin)
         case "path":
-            lua_createtable(L, Int32(c.path.count), 0)
-            for (i, n) in c.path.enumerated() {
-                m.push(n)
-                lua_rawseti(L, -2, lua_Integer(i + 1))
-            }
+            m.push(c.path)
         default: lua_pushnil(L)
         }
         return 1

@@ -216,11 +216,7 @@ enum EnvironmentBinding {
         guard let root = m.node(at: 1) else { lua_createtable(L, 0, 0); return 1 }
         var found: [Node] = []
         root.forEachInSubtree { if m.hasKit($0) { found.append($0) } }
-        lua_createtable(L, Int32(found.count), 0)
-        for (i, n) in found.enumerated() {
-            m.push(n)
-            lua_rawseti(L, -2, lua_Integer(i + 1))
-        }
+        m.push(found)
         return 1
     }
 
@@ -307,18 +303,8 @@ extension ModuleState {
     /// on unwinding (returns LUASHIM_RAISE); anything else is reported from `node` as the error
     /// value itself or a `LuaError` (returns 0).
     func reportFailure(from node: Node) -> Int32 {
-        let c = runtime.control.pointee
-        if c.limitRaised != 0 || c.budgetExceeded != 0 || c.interrupt != 0 || world.pendingAbort != nil || pendingErrorSet {
-            return LUASHIM_RAISE
-        }
-        let error: Value
-        if let v = value(at: -1), v.kind == .error {
-            error = v
-            _ = runtime.takeTraceback()
-        } else {
-            error = ValueBinding.luaError(self, message: runtime.describeError(at: -1),
-                                          traceback: runtime.takeTraceback(), node: node)
-        }
+        if failureUnwinds() { return LUASHIM_RAISE }
+        let error = failedCallError(from: node)
         luashim_pop(L, 1)
         do {
             _ = try world.report(error, from: node, location: scriptLocationOutsideKit())

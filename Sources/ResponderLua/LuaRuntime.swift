@@ -308,12 +308,9 @@ public final class LuaRuntime {
 
     // MARK: - require
 
-    /// `require(name)`: the `responder` module, or a `.lua` source file relative to the script.
-    static let requireFunction: LuaSwiftFunction = { L in
-        let rt = LuaRuntime.of(L)
-        guard lua_type(L, 1) == LUA_TSTRING, let name = rt.string(at: 1) else {
-            return rt.raise("\(rt.whereString())bad argument #1 to 'require' (string expected, got \(String(cString: luashim_typename_at(L, 1))))")
-        }
+    /// Pushes the table of the modules `require` has loaded (`responder.loaded` in the
+    /// registry) onto the stack of `L`, making it on first use.
+    static func pushLoadedTable(_ L: OpaquePointer?) {
         lua_getfield(L, luashim_registryindex(), "responder.loaded")
         if lua_type(L, -1) != LUA_TTABLE {
             luashim_pop(L, 1)
@@ -321,6 +318,15 @@ public final class LuaRuntime {
             lua_pushvalue(L, -1)
             lua_setfield(L, luashim_registryindex(), "responder.loaded")
         }
+    }
+
+    /// `require(name)`: the `responder` module, or a `.lua` source file relative to the script.
+    static let requireFunction: LuaSwiftFunction = { L in
+        let rt = LuaRuntime.of(L)
+        guard lua_type(L, 1) == LUA_TSTRING, let name = rt.string(at: 1) else {
+            return rt.raise("\(rt.whereString())bad argument #1 to 'require' (string expected, got \(String(cString: luashim_typename_at(L, 1))))")
+        }
+        pushLoadedTable(L)
         let loaded = lua_gettop(L)
         rt.pushString(name)
         if lua_rawget(L, loaded) != LUA_TNIL { return 1 }

@@ -137,6 +137,15 @@ final class ModuleState {
         push(node, .node, uservalues: NodeSlot.count)
     }
 
+    /// Pushes a new Lua list (a sequence table) of `nodes`, in order.
+    func push(_ nodes: [Node]) {
+        lua_createtable(L, Int32(nodes.count), 0)
+        for (i, n) in nodes.enumerated() {
+            push(n)
+            lua_rawseti(L, -2, lua_Integer(i + 1))
+        }
+    }
+
     /// Pushes a value (or nil).
     ///
     /// Values are short-lived and many, so they skip the weak identity cache (whose upkeep the

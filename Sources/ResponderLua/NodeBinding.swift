@@ -155,12 +155,7 @@ enum NodeBinding {
         guard lua_type(L, 2) == LUA_TSTRING, let sel = m.runtime.string(at: 2) else {
             return m.argError(1, "findAll", "selector (string)", 2)
         }
-        let found = node.findAll(sel)
-        lua_createtable(L, Int32(found.count), 0)
-        for (i, n) in found.enumerated() {
-            m.push(n)
-            lua_rawseti(L, -2, lua_Integer(i + 1))
-        }
+        m.push(node.findAll(sel))
         return 1
     }
 
@@ -182,11 +177,7 @@ enum NodeBinding {
         case "id": if let id = node.id { m.runtime.pushString(id) } else { lua_pushnil(L) }
         case "parent": m.push(node.parent)
         case "children":
-            lua_createtable(L, Int32(node.children.count), 0)
-            for (i, c) in node.children.enumerated() {
-                m.push(c)
-                lua_rawseti(L, -2, lua_Integer(i + 1))
-            }
+            m.push(node.children)
         case "props": m.pushNodeTable(node, NodeSlot.props)
         case "mounted": lua_pushboolean(L, node.isMounted ? 1 : 0)
         default:

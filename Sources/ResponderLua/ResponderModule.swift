@@ -184,50 +184,27 @@ public enum ResponderModule {
         m.recentRef = luaL_ref(L, luashim_registryindex())
 
         m.metatables = Array(repeating: LUA_NOREF, count: ObjectKind.allCases.count)
-        func metatable(_ kind: ObjectKind, _ fields: [(String, LuaSwiftFunction)],
-                       index: LuaSwiftFunction? = nil, methods: [(String, LuaSwiftFunction)] = []) {
-            luashim_newtable(L)
-            for (name, fn) in fields {
-                luashim_push_swift_function(L, fn)
-                lua_setfield(L, -2, name)
-            }
-            if let index {
-                if methods.isEmpty {
-                    luashim_push_swift_function(L, index)
-                } else {
-                    lua_createtable(L, 0, Int32(methods.count))
-                    for (name, fn) in methods {
-                        luashim_push_swift_function(L, fn)
-                        lua_setfield(L, -2, name)
-                    }
-                    luashim_push_swift_function(L, index)
-                    luashim_push_index(L)
-                }
-                lua_setfield(L, -2, "__index")
-            }
-            luashim_push_swift_function(L, WorldBinding.gc)
-            lua_setfield(L, -2, "__gc")
-            runtime.pushString("responder." + kind.label)
-            lua_setfield(L, -2, "__name")
-            runtime.pushString("locked")
-            lua_setfield(L, -2, "__metatable")
-            m.metatables[kind.rawValue] = luaL_ref(L, luashim_registryindex())
-        }
-        metatable(.node, [("__newindex", NodeBinding.newindex), ("__tostring", NodeBinding.tostring),
-                          ("__call", NodeBinding.call)],
-                  index: NodeBinding.get, methods: [("add", NodeBinding.add)])
-        metatable(.value, [("__newindex", ValueBinding.newindex), ("__tostring", ValueBinding.tostring),
-                           ("__pairs", ValueBinding.pairs),
-                           ("__eq", ValueBinding.eq)],
-                  index: ValueBinding.index)
-        metatable(.type, [("__call", TypeBinding.call), ("__tostring", TypeBinding.tostring),
-                          ("__newindex", TypeBinding.newindex)],
-                  index: TypeBinding.get, methods: [("is", TypeBinding.isMethod)])
-        metatable(.outcome, [("__tostring", DispatchBinding.outcomeToString)], index: DispatchBinding.outcomeIndex)
-        metatable(.trace, [("__tostring", TraceBinding.tostring), ("__len", TraceBinding.len)], index: TraceBinding.index)
-        metatable(.publisher, [("__call", PublishBinding.call), ("__tostring", PublishBinding.tostring)],
-                  index: PublishBinding.get, methods: [("publish", PublishBinding.publishMethod)])
-        metatable(.context, [("__tostring", DispatchBinding.contextToString)], index: DispatchBinding.contextIndex)
+        m.makeMetatable(kind: .node,
+                        fields: [("__newindex", NodeBinding.newindex), ("__tostring", NodeBinding.tostring),
+                                 ("__call", NodeBinding.call)],
+                        index: NodeBinding.get, methods: [("add", NodeBinding.add)])
+        m.makeMetatable(kind: .value,
+                        fields: [("__newindex", ValueBinding.newindex), ("__tostring", ValueBinding.tostring),
+                                 ("__pairs", ValueBinding.pairs),
+                                 ("__eq", ValueBinding.eq)],
+                        index: ValueBinding.index)
+        m.makeMetatable(kind: .type,
+                        fields: [("__call", TypeBinding.call), ("__tostring", TypeBinding.tostring),
+                                 ("__newindex", TypeBinding.newindex)],
+                        index: TypeBinding.get, methods: [("is", TypeBinding.isMethod)])
+        m.makeMetatable(kind: .outcome, fields: [("__tostring", DispatchBinding.outcomeToString)],
+                        index: DispatchBinding.outcomeIndex)
+        m.makeMetatable(kind: .trace, fields: [("__tostring", TraceBinding.tostring), ("__len", TraceBinding.len)],
+                        index: TraceBinding.index)
+        m.makeMetatable(kind: .publisher, fields: [("__call", PublishBinding.call), ("__tostring", PublishBinding.tostring)],
+                        index: PublishBinding.get, methods: [("publish", PublishBinding.publishMethod)])
+        m.makeMetatable(kind: .context, fields: [("__tostring", DispatchBinding.contextToString)],
+                        index: DispatchBinding.contextIndex)
 
         // the world
         m.world.defaultSafetyLevel = SafetyLevel(rawValue: options.safety) ?? .relaxed
@@ -280,13 +257,7 @@ public enum ResponderModule {
         lua_setglobal(L, "responder")
 
         // require "responder"
-        lua_getfield(L, luashim_registryindex(), "responder.loaded")
-        if lua_type(L, -1) != LUA_TTABLE {
-            luashim_pop(L, 1)
-            luashim_newtable(L)
-            lua_pushvalue(L, -1)
-            lua_setfield(L, luashim_registryindex(), "responder.loaded")
-        }
+        LuaRuntime.pushLoadedTable(L)
         lua_pushvalue(L, module)
         lua_setfield(L, -2, "responder")
         m.moduleRef = LUA_NOREF

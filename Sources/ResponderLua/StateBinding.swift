@@ -234,7 +234,7 @@ extension ModuleState {
         let top = lua_gettop(L)
         func failed() throws -> Bool {
             guard let node else { throw KitScriptRaise() }
-            try kitReportFailure(from: node)
+            try reportFailedCall(from: node)
             lua_settop(L, top)
             return false
         }

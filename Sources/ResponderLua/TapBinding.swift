@@ -109,20 +109,7 @@ extension ModuleState {
         defer { lua_settop(L, top) }
         pushFunction(slot.node, slot.slot)
         if runtime.callKeepingError(0, 0) != LUA_OK {
-            let c = runtime.control.pointee
-            if c.limitRaised != 0 || c.budgetExceeded != 0 || world.pendingAbort != nil || pendingErrorSet {
-                if !pendingErrorSet && world.pendingAbort == nil { setPendingError() }
-                throw world.pendingAbort != nil ? EngineError.aborted : LuaCallError()
-            }
-            let error: Value
-            if let v = value(at: -1), v.kind == .error {
-                error = v
-                _ = runtime.takeTraceback()
-            } else {
-                error = ValueBinding.luaError(self, message: runtime.describeError(at: -1),
-                                              traceback: runtime.takeTraceback(), node: slot.node)
-            }
-            _ = try world.report(error, from: slot.node, location: location())
+            try reportFailedCall(from: slot.node, countingInterrupt: false)
         }
     }
 }

@@ -420,7 +420,7 @@ extension ModuleState {
                 } else {
                     switch kitIndex(ti, selector) {
                     case .failure:
-                        try kitReportFailure(from: node)
+                        try reportFailedCall(from: node)
                         return
                     case .success(let type):
                         guard type == LUA_TFUNCTION else {

@@ -6,42 +6,14 @@ import Glibc
 
 // `responder graph` end to end: the built binary over temporary scripts.
 
-enum GraphHarness {
-    struct Failure: Error, CustomStringConvertible { let description: String }
-
-    /// The `responder` binary next to the test bundle (or `$RESPONDER_BIN`).
-    static func binary() throws -> String {
-        if let env = getenv("RESPONDER_BIN") { return String(cString: env) }
-        var dir = TestProcess.executablePath()
-        while let slash = dir.lastIndex(of: "/"), slash != dir.startIndex {
-            dir = String(dir[..<slash])
-            let candidate = dir + "/responder"
-            if access(candidate, X_OK) == 0 { return candidate }
-        }
-        throw Failure(description: "no 'responder' binary found above the test executable; build it first")
-    }
-
-    /// A fresh folder holding `files` (name → text).
-    static func folder(_ files: [String: String]) throws -> String {
-        var template = Array("/tmp/responder-graph-XXXXXX".utf8CString)
-        guard let p = mkdtemp(&template) else { throw Failure(description: "mkdtemp failed") }
-        let root = String(cString: p)
-        for (name, text) in files {
-            guard FileText.write(text, to: root + "/" + name) else { throw Failure(description: "cannot write \(name)") }
-        }
-        return root
-    }
-
-    static func read(_ path: String) -> String? {
-        guard case .success(let b) = FileText.read(path) else { return nil }
-        return String(decoding: b, as: UTF8.self)
-    }
+enum GraphHarness: ResponderHarness {
+    static let folderPrefix = "/tmp/responder-graph-"
 
     /// Runs `responder graph ARGS` with `PATH` set to `path`.
     static func run(_ args: [String], path: String = "/usr/local/bin:/usr/bin:/bin") throws -> TestProcess.Output {
         let environment = TestProcess.environment().filter { !$0.hasPrefix("PATH=") } + ["PATH=\(path)"]
         guard let out = TestProcess.run(try binary(), ["graph"] + args, environment: environment) else {
-            throw Failure(description: "cannot spawn responder")
+            throw HarnessFailure(description: "cannot spawn responder")
         }
         return out
     }

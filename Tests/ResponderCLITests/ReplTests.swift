@@ -316,10 +316,6 @@ struct ReplTerminalTests {
 
 // MARK: - Harness
 
-struct ReplHarnessError: Error, CustomStringConvertible {
-    var description: String
-}
-
 enum ReplHarness {
     struct Result {
         var output: String
@@ -327,30 +323,13 @@ enum ReplHarness {
         var status: Int32
     }
 
-    /// The `responder` binary next to the test bundle (or `$RESPONDER_BIN`).
-    static func binary() throws -> String {
-        if let env = getenv("RESPONDER_BIN") { return String(cString: env) }
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { throw ReplHarnessError(description: "cannot read /proc/self/exe") }
-        var dir = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        while let slash = dir.lastIndex(of: "/"), slash != dir.startIndex {
-            dir = String(dir[..<slash])
-            let candidate = dir + "/responder"
-            if access(candidate, X_OK) == 0 { return candidate }
-        }
-        throw ReplHarnessError(description: "no 'responder' binary found above the test executable; build it first (swift build) or set RESPONDER_BIN")
-    }
-
     static func temporaryDirectory() throws -> String {
-        var template = Array("/tmp/responder-repl-test-XXXXXX".utf8CString)
-        guard let p = mkdtemp(&template) else { throw ReplHarnessError(description: "mkdtemp failed") }
-        return String(cString: p)
+        try ResponderBinary.temporaryFolder("/tmp/responder-repl-test-")
     }
 
     static func write(_ path: String, _ text: String) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw ReplHarnessError(description: "cannot write \(path)") }
+        guard fd >= 0 else { throw HarnessFailure(description: "cannot write \(path)") }
         defer { close(fd) }
         var t = text
         _ = t.withUTF8 { Glibc.write(fd, $0.baseAddress, $0.count) }
@@ -358,7 +337,7 @@ enum ReplHarness {
 
     static func read(_ path: String) throws -> String {
         let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw ReplHarnessError(description: "cannot read \(path)") }
+        guard fd >= 0 else { throw HarnessFailure(description: "cannot read \(path)") }
         defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
@@ -384,7 +363,7 @@ enum ReplHarness {
     /// Spawns `responder repl ARGS` and returns its pid.
     static func spawn(arguments: [String], environment: [String],
                       actions: inout posix_spawn_file_actions_t, attributes: inout posix_spawnattr_t) throws -> pid_t {
-        let path = try binary()
+        let path = try ResponderBinary.path()
         let argv = ([path, "repl"] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer {
@@ -404,7 +383,7 @@ enum ReplHarness {
         posix_spawnattr_setflags(&attributes, flags | Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
-        guard rc == 0 else { throw ReplHarnessError(description: "posix_spawn failed: \(rc)") }
+        guard rc == 0 else { throw HarnessFailure(description: "posix_spawn failed: \(rc)") }
         return pid
     }
 
@@ -415,11 +394,11 @@ enum ReplHarness {
         while true {
             let r = waitpid(pid, &status, WNOHANG)
             if r == pid { break }
-            if r < 0 { throw ReplHarnessError(description: "waitpid failed") }
+            if r < 0 { throw HarnessFailure(description: "waitpid failed") }
             if nowMicros() > deadline {
                 kill(pid, SIGKILL)
                 _ = waitpid(pid, &status, 0)
-                throw ReplHarnessError(description: "responder repl did not exit within \(timeout) s")
+                throw HarnessFailure(description: "responder repl did not exit within \(timeout) s")
             }
             usleep(5_000)
         }
@@ -469,13 +448,13 @@ final class ReplTerminal {
         // posix_openpt/grantpt/unlockpt/ptsname are not visible from Swift's Glibc module;
         // these are their Linux definitions (devpts): open the multiplexer, unlock, ask the number.
         master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
-        guard master >= 0 else { throw ReplHarnessError(description: "cannot open /dev/ptmx") }
+        guard master >= 0 else { throw HarnessFailure(description: "cannot open /dev/ptmx") }
         var unlock: Int32 = 0
         var number: UInt32 = 0
         let TIOCSPTLCK: UInt = 0x4004_5431, TIOCGPTN: UInt = 0x8004_5430
         guard ioctl(master, TIOCSPTLCK, &unlock) == 0, ioctl(master, TIOCGPTN, &number) == 0 else {
             close(master)
-            throw ReplHarnessError(description: "cannot set up the pseudo-terminal")
+            throw HarnessFailure(description: "cannot set up the pseudo-terminal")
         }
         let slave = "/dev/pts/\(number)"
         var size = winsize(ws_row: 24, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
@@ -545,7 +524,7 @@ final class ReplTerminal {
         }
         if let end = find(needle) { mark = end; return }
         let seen = String(decoding: bytes[mark...], as: UTF8.self)
-        throw ReplHarnessError(description: "expected \(String(reflecting: text)) in terminal output; after the last match got \(String(reflecting: seen))")
+        throw HarnessFailure(description: "expected \(String(reflecting: text)) in terminal output; after the last match got \(String(reflecting: seen))")
     }
 
     private func find(_ needle: [UInt8]) -> Int? {
@@ -576,6 +555,6 @@ final class ReplTerminal {
                 if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
             }
         }
-        throw ReplHarnessError(description: "responder repl did not exit; output: \(String(reflecting: output))")
+        throw HarnessFailure(description: "responder repl did not exit; output: \(String(reflecting: output))")
     }
 }

@@ -6,60 +6,17 @@ import Glibc
 
 // `responder test` end to end: the built binary run over temporary spec folders.
 
-enum TestCmdHarness {
-    struct Failure: Error, CustomStringConvertible { let description: String }
-
-    /// The `responder` binary next to the test bundle (or `$RESPONDER_BIN`).
-    static func binary() throws -> String {
-        if let env = getenv("RESPONDER_BIN") { return String(cString: env) }
-        var dir = TestProcess.executablePath()
-        while let slash = dir.lastIndex(of: "/"), slash != dir.startIndex {
-            dir = String(dir[..<slash])
-            let candidate = dir + "/responder"
-            if access(candidate, X_OK) == 0 { return candidate }
-        }
-        throw Failure(description: "no 'responder' binary found above the test executable; build it first")
-    }
-
-    /// A fresh folder holding `files` (relative path → text).
-    static func folder(_ files: [String: String]) throws -> String {
-        var template = Array("/tmp/responder-test-cmd-XXXXXX".utf8CString)
-        guard let p = mkdtemp(&template) else { throw Failure(description: "mkdtemp failed") }
-        let root = String(cString: p)
-        for (path, text) in files {
-            var dir = ""
-            for part in path.split(separator: "/").dropLast() {
-                dir += "/" + part
-                mkdir(root + dir, 0o755)
-            }
-            guard FileText.write(text, to: root + "/" + path) else { throw Failure(description: "cannot write \(path)") }
-        }
-        return root
-    }
-
-    static func read(_ path: String) -> String? {
-        guard case .success(let b) = FileText.read(path) else { return nil }
-        return String(decoding: b, as: UTF8.self)
-    }
-
-    static func quote(_ s: String) -> String { "'" + s.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'" }
+enum TestCmdHarness: ResponderHarness {
+    static let folderPrefix = "/tmp/responder-test-cmd-"
 
     /// Runs `responder test ARGS` inside `dir`.
     static func run(_ dir: String, _ args: [String], env: [String] = []) throws -> TestProcess.Output {
-        let bin = try binary()
-        let command = "cd \(quote(dir)) && exec env \(env.joined(separator: " ")) \(quote(bin)) test \(args.map(quote).joined(separator: " "))"
-        let environment = TestProcess.environment().filter { !$0.hasPrefix("NO_COLOR=") } + ["NO_COLOR=1"]
-        guard let out = TestProcess.run("/bin/sh", ["-c", command], environment: environment) else {
-            throw Failure(description: "cannot spawn /bin/sh")
-        }
-        return out
+        try shell(["test"] + args, in: dir, prefix: "env \(env.joined(separator: " ")) ")
     }
 
     static func lastLine(_ s: String) -> String {
         s.split(separator: "\n").last.map(String.init) ?? ""
     }
-
-    static func contains(_ s: String, _ part: String) -> Bool { s.firstRange(of: part) != nil }
 }
 
 private let mixedSpec = """
