@@ -106,6 +106,53 @@ import Testing
         #expect(outcome.trace.path.map(\.name) == ["Item", "Grid", "Root"])
     }
 
+    @Test func eachDispatchUsesTheTreeAsItIsWhenItStarts() throws {
+        let tree = SampleTree(), world = World()
+        on(tree.root, .handleEvent)
+        let first = try world.trigger(value(T.itemSelected), from: tree.item).trace
+        let again = try world.trigger(value(T.itemSelected), from: tree.item).trace
+        #expect(again.path.map(\.name) == ["Item", "Grid", "Root"])
+        try tree.root.add(tree.item)
+        let moved = try world.trigger(value(T.itemSelected), from: tree.item).trace
+        #expect(moved.path.map(\.name) == ["Item", "Root"])
+        let top = Node(name: "Top")
+        on(top, .handleEvent)
+        try top.add(tree.root)
+        let raised = try world.trigger(value(T.itemSelected), from: tree.item).trace
+        #expect(raised.path.map(\.name) == ["Item", "Root", "Top"])
+        try tree.grid.add(tree.item)
+        tree.root.remove()
+        let detached = try world.trigger(value(T.itemSelected), from: tree.item).trace
+        #expect(detached.path.map(\.name) == ["Item", "Grid", "Root"])
+        let fromGrid = try world.trigger(value(T.itemSelected), from: tree.grid).trace
+        #expect(fromGrid.path.map(\.name) == ["Grid", "Root"])
+        #expect(first.path.map(\.name) == ["Item", "Grid", "Root"])
+        #expect(raised.path.map(\.name) == ["Item", "Root", "Top"])
+    }
+
+    @Test func entryAddedToAnEmptyUnreachedNodeRunsAndToAnEmptyPassedNodeWaits() throws {
+        let chain = (0..<5).map { Node(name: "N\($0)") }
+        for (child, parent) in zip(chain, chain.dropFirst()) { try parent.add(child) }
+        let log = Log(), world = World()
+        on(chain[2], .receiveEvent, once: true) { _, _ in
+            on(chain[1], .receiveEvent, log: log, name: "passed")
+            on(chain[3], .receiveEvent, log: log, name: "unreached")
+            return .notHandled
+        }
+        on(chain[4], .handleEvent)
+        try world.trigger(value(T.itemSelected), from: chain[0])
+        #expect(log.lines == ["unreached"])
+        log.lines = []
+        let trace = try world.trigger(value(T.itemSelected), from: chain[0]).trace
+        #expect(log.lines == ["passed", "unreached"])
+        #expect(trace.description == """
+            event ItemSelected{} from N0
+              N1           #1 receiveEvent                 passed
+              N3           #1 receiveEvent                 passed
+              N4           #1 handleEvent                  handled
+            """)
+    }
+
     @Test func entryRemovedBeforeItsTurnDoesNotRun() throws {
         let tree = SampleTree(), log = Log(), world = World()
         on(tree.item, .receiveEvent) { _, _ in

@@ -61,6 +61,32 @@ import Testing
         #expect(trace.steps[1].filter === T.failure && trace.steps[1].responder == "receiveError(Failure)")
     }
 
+    @Test func nodesWithoutEntriesLeaveNoStepsAndEntryIndicesStayPerNode() throws {
+        let chain = (0..<6).map { Node(name: "N\($0)") }
+        for (child, parent) in zip(chain, chain.dropFirst()) { try parent.add(child) }
+        let harness = Harness(level: .relaxed)
+        on(chain[0], .receiveEvent, T.other)
+        chain[3].addResponder(.declaration(.triggers, [T.itemSelected]))
+        chain[3].addResponder(.declaration(.triggers, [T.other]))
+        on(chain[3], .receiveEvent)
+        on(chain[5], .receiveEvent, T.other)
+        let outcome = try harness.world.trigger(value(T.itemSelected), from: chain[0])
+        #expect(!outcome.handled)
+        // the second declaration is covered by the earlier one on the same node
+        #expect(harness.world.warnings.map(\.kind) == [.unhandledEvent])
+        #expect(outcome.trace.description == """
+            event ItemSelected{} from N0
+              N0           #1 receiveEvent(Other)          skipped
+              N3           #1 triggers(ItemSelected)       declared
+              N3           #2 triggers(Other)              declared
+              N3           #3 receiveEvent                 passed
+              N5           #1 receiveEvent(Other)          skipped
+              N5              unhandled
+            """)
+        #expect(outcome.trace.steps.map(\.index) == [1, 1, 2, 3, 1, 0])
+        #expect(outcome.trace.steps.map(\.node.name) == ["N0", "N3", "N3", "N3", "N5", "N5"])
+    }
+
     @Test func longColumnsAreFollowedByOneSpace() {
         let node = Node(name: "AVeryLongNodeName", id: "x")
         let step = TraceStep(node: node, index: 12, responder: "transformEvent(AVeryLongEventTypeName)",

@@ -19,8 +19,11 @@ struct Dispatcher {
         self.world = world
         self.value = value
         self.kind = value.type.kind
+        // Repeated dispatches from one node share the last trace's path array while the tree
+        // above the node is unchanged (checked link by link), instead of retaining every node
+        // again; either way the path is the origin's path to the root as the dispatch starts.
         self.trace = Trace(kind: kind == .event ? .event : .error, initialValue: value,
-                           path: origin.pathToRoot)
+                           path: origin.pathToRoot(reusing: world.lastTrace?.path))
     }
 
     /// The fixed path, origin first.
@@ -46,15 +49,19 @@ struct Dispatcher {
         var typeDepth = value.type.depth
         while nodeIndex < path.count {
             unowned(unsafe) let node = path[nodeIndex]
-            let list = node.responders
-            let count = list.count
+            let count = node.responders.count
+            // An empty list has nothing to visit or record: no snapshot.
+            if count == 0 {
+                nodeIndex += 1
+                continue
+            }
             // The trace owns the list from here on; its buffer is never mutated (a change to
             // the node's list copies it), so the elements can be read through a raw pointer.
-            let entries = trace.takeSnapshot(list)
+            let entries = trace.takeSnapshot(node.responders, of: nodeIndex)
             let n32 = Int32(truncatingIfNeeded: nodeIndex)
             var position = 0
             while position < count {
-                unowned(unsafe) let entry = entries.unsafelyUnwrapped[position]
+                unowned(unsafe) let entry = entries[position]
                 let p32 = Int32(truncatingIfNeeded: position)
                 position += 1
                 if entry.accepts != kind || entry.isRemoved { continue }
@@ -66,7 +73,7 @@ struct Dispatcher {
                 switch entry.kind {
                 case .triggers, .reports:
                     record(n32, p32, .declared)
-                    try world.checkDeclaration(entry, on: node, before: trace.snapshot(nodeIndex)[..<(position - 1)],
+                    try world.checkDeclaration(entry, on: node, before: trace.currentSnapshot[..<(position - 1)],
                                                value: value)
                     continue
                 case .handleAlertErrors:

@@ -13,21 +13,30 @@ public final class Trace: CustomStringConvertible {
 
     /// Values other than the initial one (results), in order of appearance; index 1 onward.
     private(set) var laterValues: [Value] = []
-    /// `snapshots[i]` is the list of `path[i]` as it was when the dispatch arrived there.
-    private let snapshotBase: UnsafeMutablePointer<[ResponderEntry]>
+    /// The lists of the path nodes the dispatch reached that had entries, as they were when the
+    /// dispatch arrived there (nodes with empty lists are not stored), in path order.
+    @exclusivity(unchecked) private var snapshotBase: UnsafeMutablePointer<Snapshot>
     @exclusivity(unchecked) private(set) var snapshotCount = 0
+    @exclusivity(unchecked) private var snapshotCapacity: Int
     @exclusivity(unchecked) private var recordBase: UnsafeMutablePointer<StepRecord>
     @exclusivity(unchecked) private(set) var recordCount = 0
     @exclusivity(unchecked) private var recordCapacity: Int
     private let directSteps: [TraceStep]
+
+    /// One stored list: the path index of its node and the list.
+    struct Snapshot {
+        var node: Int
+        var list: [ResponderEntry]
+    }
 
     init(kind: TraceKind, initialValue: Value, path: [Node]) {
         self.kind = kind
         self.initialValue = initialValue
         self.path = path
         self.directSteps = []
-        snapshotBase = .allocate(capacity: path.count)
-        recordCapacity = path.count * 4
+        snapshotCapacity = 16
+        snapshotBase = .allocate(capacity: snapshotCapacity)
+        recordCapacity = 16
         recordBase = .allocate(capacity: recordCapacity)
     }
 
@@ -36,6 +45,7 @@ public final class Trace: CustomStringConvertible {
         self.initialValue = value
         self.path = path
         self.directSteps = steps
+        snapshotCapacity = 0
         snapshotBase = .allocate(capacity: 0)
         recordCapacity = 0
         recordBase = .allocate(capacity: 0)
@@ -71,19 +81,42 @@ public final class Trace: CustomStringConvertible {
 
     // MARK: Recording (used by the dispatcher)
 
-    /// Stores the list of the next path node; returns its elements' base address, valid while
-    /// the trace lives (the stored array's buffer is never mutated: a change to the node's list
-    /// copies it).
+    /// Stores the (non-empty) list of `path[node]`; returns its elements' base address, valid
+    /// while the trace lives (the stored array's buffer is never mutated: a change to the
+    /// node's list copies it). Nodes must be stored in path order.
     @inline(__always)
-    func takeSnapshot(_ list: [ResponderEntry]) -> UnsafePointer<ResponderEntry>? {
-        let base = list.withUnsafeBufferPointer { $0.baseAddress }
-        (snapshotBase + snapshotCount).initialize(to: list)
+    func takeSnapshot(_ list: [ResponderEntry], of node: Int) -> UnsafePointer<ResponderEntry> {
+        let base = list.withUnsafeBufferPointer { $0.baseAddress.unsafelyUnwrapped }
+        if snapshotCount == snapshotCapacity { growSnapshots() }
+        (snapshotBase + snapshotCount).initialize(to: Snapshot(node: node, list: list))
         snapshotCount += 1
         return base
     }
 
-    /// The snapshot of `path[index]`.
-    func snapshot(_ index: Int) -> [ResponderEntry] { snapshotBase[index] }
+    @inline(never)
+    private func growSnapshots() {
+        let capacity = max(8, snapshotCapacity * 2)
+        let base = UnsafeMutablePointer<Snapshot>.allocate(capacity: capacity)
+        base.moveInitialize(from: snapshotBase, count: snapshotCount)
+        snapshotBase.deallocate()
+        snapshotBase = base
+        snapshotCapacity = capacity
+    }
+
+    /// The list most recently stored by ``takeSnapshot(_:of:)``.
+    var currentSnapshot: [ResponderEntry] { snapshotBase[snapshotCount - 1].list }
+
+    /// The snapshot of `path[index]` (empty when the dispatch did not reach it or its list was empty).
+    func snapshot(_ index: Int) -> [ResponderEntry] {
+        var low = 0, high = snapshotCount
+        while low < high {
+            let middle = (low + high) / 2
+            let node = snapshotBase[middle].node
+            if node == index { return snapshotBase[middle].list }
+            if node < index { low = middle + 1 } else { high = middle }
+        }
+        return []
+    }
 
     @inline(__always)
     func record(_ record: StepRecord) {
@@ -92,6 +125,7 @@ public final class Trace: CustomStringConvertible {
         recordCount += 1
     }
 
+    @inline(never)
     private func grow() {
         let capacity = max(8, recordCapacity * 2)
         let base = UnsafeMutablePointer<StepRecord>.allocate(capacity: capacity)

@@ -84,6 +84,34 @@ public final class Node: CustomStringConvertible {
         return true
     }
 
+    /// ``pathToRoot``, reusing `candidate` when it already is exactly that path (same nodes,
+    /// each the parent of the one before, the last a root): checking it reads each link once
+    /// and needs no reference counting, while building a new path retains every node.
+    func pathToRoot(reusing candidate: [Node]?) -> [Node] {
+        guard let candidate, isPathToRoot(candidate) else { return pathToRoot }
+        return candidate
+    }
+
+    /// Whether `path` is this node's current path to its root.
+    private func isPathToRoot(_ path: [Node]) -> Bool {
+        path.withUnsafeBufferPointer { buffer in
+            let count = buffer.count
+            guard count > 0 else { return false }
+            let base = buffer.baseAddress.unsafelyUnwrapped
+            // The nodes are alive (the array holds them), so their links can be compared without
+            // retaining them: a link equal to a live node's address is that node.
+            guard base[0] === self else { return false }
+            var index = 0
+            while index < count - 1 {
+                guard let link = base[index].parentLink,
+                      link.toOpaque() == Unmanaged.passUnretained(base[index + 1]).toOpaque()
+                else { return false }
+                index += 1
+            }
+            return base[count - 1].parentLink == nil
+        }
+    }
+
     /// The path from this node up to its root, this node first.
     public var pathToRoot: [Node] {
         var count = 1
