@@ -477,30 +477,39 @@ size_t luashim_heap_in_use(void) { struct mallinfo2 mi = mallinfo2(); return mi.
 #include <pthread.h>
 #include <time.h>
 
-typedef struct { luashim_control *c; int seconds; pthread_t thread; } watchdog_t;
+/* One thread per process watches every state that asked for it (test workers create a state
+ * per file: starting and joining a thread each time would cost more than the tests). */
+#define MAX_WATCHED 64
+typedef struct { luashim_control *c; int64_t lastTicks; int stalled; int limit; } watched_t;
+static watched_t watched[MAX_WATCHED];
+static int watched_count;
+static int watchdog_started;
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void *watchdog_main(void *arg) {
-    watchdog_t *w = (watchdog_t *)arg;
-    luashim_control *c = w->c;
-    int64_t lastTicks = c->hookTicks;
-    int stalled = 0; /* tenths of a second with Lua running and no hook call */
-    while (!c->watchdogStop) {
+    (void)arg;
+    for (;;) {
         struct timespec ts = { 0, 100 * 1000 * 1000 };
         nanosleep(&ts, NULL);
-        int64_t ticks = c->hookTicks;
-        if (c->pcallDepth > 0 && ticks == lastTicks) {
-            if (++stalled >= w->seconds * 10) {
-                static const char msg[] =
-                    "error: a __gc metamethod (or other code Lua runs with hooks off) ran for too long; "
-                    "the instruction limit cannot stop it there\n";
-                fflush(stdout);
-                (void)!write(2, msg, sizeof msg - 1);
-                _exit(3);
+        pthread_mutex_lock(&watch_lock);
+        for (int i = 0; i < watched_count; i++) {
+            watched_t *w = &watched[i];
+            int64_t ticks = w->c->hookTicks;
+            if (w->c->pcallDepth > 0 && ticks == w->lastTicks) {
+                if (++w->stalled >= w->limit) {
+                    static const char msg[] =
+                        "error: a __gc metamethod (or other code Lua runs with hooks off) ran for too long; "
+                        "the instruction limit cannot stop it there\n";
+                    fflush(stdout);
+                    (void)!write(2, msg, sizeof msg - 1);
+                    _exit(3);
+                }
+            } else {
+                w->stalled = 0;
             }
-        } else {
-            stalled = 0;
+            w->lastTicks = ticks;
         }
-        lastTicks = ticks;
+        pthread_mutex_unlock(&watch_lock);
     }
     return NULL;
 }
@@ -508,19 +517,30 @@ static void *watchdog_main(void *arg) {
 void luashim_start_watchdog(lua_State *L, int seconds) {
     luashim_control *c = luashim_control_of(L);
     if (c->watchdog) return;
-    watchdog_t *w = (watchdog_t *)calloc(1, sizeof(watchdog_t));
-    if (!w) return;
-    w->c = c;
-    w->seconds = seconds;
-    if (pthread_create(&w->thread, NULL, watchdog_main, w) != 0) { free(w); return; }
-    c->watchdog = w;
+    pthread_mutex_lock(&watch_lock);
+    if (watched_count < MAX_WATCHED) {
+        watched[watched_count++] = (watched_t){ c, c->hookTicks, 0, seconds * 10 };
+        c->watchdog = c;
+        if (!watchdog_started) {
+            pthread_t thread;
+            if (pthread_create(&thread, NULL, watchdog_main, NULL) == 0) {
+                pthread_detach(thread);
+                watchdog_started = 1;
+            }
+        }
+    }
+    pthread_mutex_unlock(&watch_lock);
 }
 
 static void stop_watchdog(luashim_control *c) {
-    watchdog_t *w = (watchdog_t *)c->watchdog;
-    if (!w) return;
-    c->watchdogStop = 1;
-    pthread_join(w->thread, NULL);
-    free(w);
+    if (!c->watchdog) return;
+    pthread_mutex_lock(&watch_lock);
+    for (int i = 0; i < watched_count; i++) {
+        if (watched[i].c == c) {
+            watched[i] = watched[--watched_count];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&watch_lock);
     c->watchdog = NULL;
 }

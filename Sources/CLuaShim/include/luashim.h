@@ -33,8 +33,7 @@ typedef struct luashim_control {
     size_t failAfter;       /* testing: fail host-side allocations after this many (0 = off) */
     int abortPending;       /* a strict violation is unwinding: raise it again at every instruction */
     volatile int64_t hookTicks;  /* incremented by every hook call (watchdog progress) */
-    volatile int watchdogStop;   /* asks the watchdog thread to end */
-    void *watchdog;              /* the watchdog thread, if started */
+    void *watchdog;              /* non-NULL while the process watchdog watches this state */
     volatile int pcallDepth;     /* > 0 while a protected call from the host is running */
 } luashim_control;
 
