@@ -71,7 +71,7 @@ enum DispatchBinding {
         guard let value = m.value(at: 2), value.kind == kind else {
             return m.argError(1, fname, kind == .event ? "event" : "error", 2)
         }
-        let location = m.location()
+        let location: SourceLocation? = nil  // computed only if a violation needs it (World.locationProvider)
         do {
             let outcome = kind == .event
                 ? try m.world.trigger(value, from: node, location: location)

@@ -209,6 +209,7 @@ public enum ResponderModule {
         // the world
         m.world.defaultSafetyLevel = SafetyLevel(rawValue: options.safety) ?? .relaxed
         m.world.diagnostics = { line in Console.error(line + "\n") }
+        m.world.locationProvider = { [unowned(unsafe) m] in m.location() }
         m.world.makeRuntimeError = { [unowned(unsafe) m] message, node in
             ValueBinding.luaError(m, message: message, traceback: nil, node: node)
         }

@@ -503,7 +503,7 @@ final class ReplTerminal {
     }
 
     /// Reads until `text` appears in the output after the previous match.
-    func expect(_ text: String, timeout: Double = 10) throws {
+    func expect(_ text: String, timeout: Double = 30) throws {
         let needle = Array(text.utf8)
         let deadline = ReplHarness.nowMicros() + Int(timeout * 1_000_000)
         while true {
@@ -537,7 +537,7 @@ final class ReplTerminal {
         return nil
     }
 
-    func waitForExit(timeout: Double = 10) throws -> Int32 {
+    func waitForExit(timeout: Double = 30) throws -> Int32 {
         // Drain output so the child never blocks on a full pty buffer.
         let deadline = ReplHarness.nowMicros() + Int(timeout * 1_000_000)
         while ReplHarness.nowMicros() < deadline {

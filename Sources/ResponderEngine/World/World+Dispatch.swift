@@ -51,7 +51,7 @@ extension World {
             let message = "unhandled \(final.kind) \(final) from \(node) (path: \(path))"
             let kind: ViolationKind = final.kind == .event ? .unhandledEvent : .unhandledError
             try reportViolation(Violation(kind: kind, message: message, node: node, value: final,
-                                          location: location))
+                                          location: location ?? locationProvider?()))
             return Outcome(handled: false, by: nil, responder: nil, value: final, trace: trace)
         }
     }

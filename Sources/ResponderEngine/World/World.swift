@@ -37,6 +37,10 @@ public final class World {
         Value(type: .runtimeError,
               payload: FieldsPayload(strings: ["message": message, "node": node.description]))
     }
+    /// Supplies the location of an unhandled-value violation when the action was given none.
+    /// It is asked when the dispatch ends, so a host that computes locations from its call stack
+    /// (the Lua bridge) pays for them only when a violation needs one.
+    public var locationProvider: (() -> SourceLocation?)?
     /// Called for every node of a subtree that becomes mounted, in document order, before the
     /// declaration checks run.
     public var appearHook: ((Node) throws -> Void)?
