@@ -544,3 +544,23 @@ static void stop_watchdog(luashim_control *c) {
     pthread_mutex_unlock(&watch_lock);
     c->watchdog = NULL;
 }
+
+/* ---------------- values ---------------- */
+
+luashim_value_cell *luashim_new_value(lua_State *L, void *type, int mtref) {
+    luashim_value_cell *cell = (luashim_value_cell *)lua_newuserdatauv(L, sizeof(luashim_value_cell), 3);
+    cell->type = type;
+    cell->live = NULL;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, mtref);
+    lua_setmetatable(L, -2);
+    return cell;
+}
+
+luashim_value_cell *luashim_to_value(lua_State *L, int idx, int mtref) {
+    void *p = lua_touserdata(L, idx);
+    if (p == NULL || !lua_getmetatable(L, idx)) return NULL;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, mtref);
+    int same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    return same ? (luashim_value_cell *)p : NULL;
+}

@@ -2,15 +2,19 @@ import CLua
 import CLuaShim
 import ResponderEngine
 
-/// The fields of a Lua-made event or error: a Lua table held through a registry reference
-/// that is released when the Swift value goes away.
+/// The Swift side of a Lua event or error value: a registry reference to the value's userdata
+/// (whose first user value is the fields table), released when the Swift value goes away.
+///
+/// Values live in Lua as userdata without finalizers; a Swift `Value` is made only when one
+/// enters the engine, and one Swift value at most exists per userdata at a time (the cell's
+/// `live` pointer, cleared here).
 final class LuaPayload: ValuePayload {
     let handle: StateHandle
     let ref: Int32
     /// Keys left out of descriptions (LuaError's long traceback).
     let hiddenKeys: Set<String>
 
-    /// Takes the table on top of the stack (popped).
+    /// Refers to the value userdata on top of the stack (popped).
     init(handle: StateHandle, popping L: OpaquePointer, hiddenKeys: Set<String> = []) {
         self.handle = handle
         self.ref = luaL_ref(L, luashim_registryindex())
@@ -18,18 +22,36 @@ final class LuaPayload: ValuePayload {
     }
 
     deinit {
-        if let L = handle.L { luaL_unref(L, luashim_registryindex(), ref) }
+        guard let L = handle.L else { return }
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(ref))
+        if let cell = lua_touserdata(L, -1)?.assumingMemoryBound(to: luashim_value_cell.self) {
+            cell.pointee.live = nil
+        }
+        luashim_pop(L, 1)
+        luaL_unref(L, luashim_registryindex(), ref)
+    }
+
+    /// Pushes the value's userdata.
+    func pushUserdata(_ L: OpaquePointer) {
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(ref))
     }
 
     func pushFields(_ L: OpaquePointer) {
         lua_rawgeti(L, luashim_registryindex(), lua_Integer(ref))
+        lua_getiuservalue(L, -1, 1)
+        luashim_remove(L, -2)
     }
 
     func fieldsDescription() -> String {
         guard let L = handle.L else { return "" }
-        let rt = LuaRuntime.of(L)
         pushFields(L)
-        let t = lua_gettop(L)
+        defer { luashim_pop(L, 1) }
+        return LuaPayload.describeFields(L, lua_gettop(L), hiddenKeys: hiddenKeys)
+    }
+
+    /// `k=v, …` (keys sorted) of the fields table at `t`.
+    static func describeFields(_ L: OpaquePointer, _ t: Int32, hiddenKeys: Set<String>) -> String {
+        let rt = LuaRuntime.of(L)
         var pairs: [(String, String)] = []
         lua_pushnil(L)
         while lua_next(L, t) != 0 {
@@ -46,7 +68,6 @@ final class LuaPayload: ValuePayload {
             }
             luashim_pop(L, 1)
         }
-        luashim_pop(L, 1)
         pairs.sort { $0.0 < $1.0 }
         return pairs.map { "\($0.0)=\($0.1)" }.joined(separator: ", ")
     }

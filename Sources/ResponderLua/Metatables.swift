@@ -8,8 +8,10 @@ extension ModuleState {
     /// locked `__metatable`. `index` becomes `__index`: as it is when there are no `methods`,
     /// otherwise behind a lookup that tries the `methods` table first. Without `index` there is
     /// no `__index`. The Lua stack is left as it was.
+    /// With `finalizer: false` there is no `__gc` (for userdata that hold no Swift object).
     func makeMetatable(kind: ObjectKind, fields: [(String, LuaSwiftFunction)],
-                       index: LuaSwiftFunction? = nil, methods: [(String, LuaSwiftFunction)] = []) {
+                       index: LuaSwiftFunction? = nil, methods: [(String, LuaSwiftFunction)] = [],
+                       finalizer: Bool = true) {
         luashim_newtable(L)
         for (name, fn) in fields {
             luashim_push_swift_function(L, fn)
@@ -29,8 +31,10 @@ extension ModuleState {
             }
             lua_setfield(L, -2, "__index")
         }
-        luashim_push_swift_function(L, WorldBinding.gc)
-        lua_setfield(L, -2, "__gc")
+        if finalizer {
+            luashim_push_swift_function(L, WorldBinding.gc)
+            lua_setfield(L, -2, "__gc")
+        }
         runtime.pushString("responder." + kind.label)
         lua_setfield(L, -2, "__name")
         runtime.pushString("locked")

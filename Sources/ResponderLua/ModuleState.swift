@@ -46,6 +46,8 @@ final class ModuleState {
     var cacheRef: Int32 = LUA_NOREF
     /// Registry reference of the module table.
     var moduleRef: Int32 = LUA_NOREF
+    /// Registry reference of the node methods table.
+    var methodsRef: Int32 = LUA_NOREF
     /// Registry reference of the mounted root's userdata holder table.
     var anchorRef: Int32 = LUA_NOREF
     /// Built-in `LuaError` type.
@@ -128,7 +130,40 @@ final class ModuleState {
     }
 
     func node(at index: Int32) -> Node? { object(at: index, .node, as: Node.self) }
-    func value(at index: Int32) -> Value? { object(at: index, .value, as: Value.self) }
+    /// The Swift value for the value userdata at `index` (made on first need, then reused while
+    /// it lives), or nil when `index` holds no value.
+    func value(at index: Int32) -> Value? {
+        guard let cell = luashim_to_value(L, index, metatable(.value)) else { return nil }
+        if let live = cell.pointee.live { return Unmanaged<Value>.fromOpaque(live).takeUnretainedValue() }
+        let type = Unmanaged<ValueType>.fromOpaque(cell.pointee.type!).takeUnretainedValue()
+        let idx = lua_absindex(L, index)
+        var cause: Value?
+        if lua_getiuservalue(L, idx, 3) == LUA_TUSERDATA { cause = value(at: -1) }
+        luashim_pop(L, 1)
+        lua_pushvalue(L, idx)
+        let payload = LuaPayload(handle: handle, popping: L, hiddenKeys: type === luaErrorType ? ["traceback"] : [])
+        let value = Value(type: type, payload: payload, cause: cause)
+        cell.pointee.live = Unmanaged.passUnretained(value).toOpaque()
+        return value
+    }
+
+    /// Whether `index` holds a value userdata, and its kind (no Swift value is made).
+    func valueKind(at index: Int32) -> ValueKind? {
+        guard let cell = luashim_to_value(L, index, metatable(.value)) else { return nil }
+        return Unmanaged<ValueType>.fromOpaque(cell.pointee.type!).takeUnretainedValue().kind
+    }
+
+    /// Pushes a new value userdata of `type` whose fields are the table on top of the stack
+    /// (popped).
+    func pushNewValue(_ type: ValueType, typeAt typeIndex: Int32? = nil) {
+        let fields = lua_gettop(L)
+        _ = luashim_new_value(L, Unmanaged.passUnretained(type).toOpaque(), metatable(.value))
+        lua_pushvalue(L, fields)
+        lua_setiuservalue(L, -2, 1)
+        if let typeIndex { lua_pushvalue(L, typeIndex) } else { push(type) }
+        lua_setiuservalue(L, -2, 2)
+        luashim_remove(L, fields)
+    }
     func valueType(at index: Int32) -> ValueType? { object(at: index, .type, as: ValueType.self) }
 
     /// Pushes a node (or nil).
@@ -146,34 +181,24 @@ final class ModuleState {
         }
     }
 
-    /// Pushes a value (or nil).
-    ///
-    /// Values are short-lived and many, so they skip the weak identity cache (whose upkeep the
-    /// collector pays on every cycle): a small direct-mapped table remembers the userdata of the
-    /// most recent values, and `__eq` compares the Swift values, so `==` holds either way.
+    /// Pushes a value (or nil): its own userdata, with the cause the engine gave it.
     func push(_ value: Value?) {
         guard let value else { lua_pushnil(L); return }
-        let key = Unmanaged.passUnretained(value).toOpaque()
-        let slot = lua_Integer((Int(bitPattern: key) >> 4) & (ModuleState.recentSlots - 1)) + 1
-        lua_rawgeti(L, luashim_registryindex(), lua_Integer(recentRef))
-        lua_rawgeti(L, -1, slot)
-        if luashim_to_object(L, -1, metatable(.value)) == key {
-            luashim_remove(L, -2)
-            return
+        if let payload = value.payload as? LuaPayload {
+            payload.pushUserdata(L)
+        } else {
+            // a value made by the engine itself: give it a userdata of its own fields
+            luashim_newtable(L)
+            if let fields = value.payload as? FieldsPayload {
+                for (k, v) in fields.strings { runtime.pushString(v); lua_setfield(L, -2, k) }
+            }
+            pushNewValue(value.type)
         }
-        luashim_pop(L, 1)
-        luashim_push_object(L, Unmanaged.passRetained(value).toOpaque(), metatable(.value), 0)
-        lua_pushvalue(L, -1)
-        lua_rawseti(L, -3, slot)
-        luashim_remove(L, -2)
+        if let cause = value.cause {
+            push(cause)
+            lua_setiuservalue(L, -2, 3)
+        }
     }
-
-    /// Size of the recent-values table (a power of two).
-    static let recentSlots = 64
-    /// Registry reference of the node methods table.
-    var methodsRef: Int32 = LUA_NOREF
-    /// Registry reference of the recent-values table.
-    var recentRef: Int32 = LUA_NOREF
 
     /// Pushes a type.
     func push(_ type: ValueType) { push(type, .type) }

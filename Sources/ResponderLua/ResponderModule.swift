@@ -180,8 +180,6 @@ public enum ResponderModule {
         lua_setfield(L, -2, "__mode")
         lua_setmetatable(L, -2)
         m.cacheRef = luaL_ref(L, luashim_registryindex())
-        lua_createtable(L, Int32(ModuleState.recentSlots), 0)
-        m.recentRef = luaL_ref(L, luashim_registryindex())
 
         m.metatables = Array(repeating: LUA_NOREF, count: ObjectKind.allCases.count)
         m.makeMetatable(kind: .node,
@@ -190,9 +188,8 @@ public enum ResponderModule {
                         index: NodeBinding.get, methods: [("add", NodeBinding.add)])
         m.makeMetatable(kind: .value,
                         fields: [("__newindex", ValueBinding.newindex), ("__tostring", ValueBinding.tostring),
-                                 ("__pairs", ValueBinding.pairs),
-                                 ("__eq", ValueBinding.eq)],
-                        index: ValueBinding.index)
+                                 ("__pairs", ValueBinding.pairs)],
+                        index: ValueBinding.index, finalizer: false)
         m.makeMetatable(kind: .type,
                         fields: [("__call", TypeBinding.call), ("__tostring", TypeBinding.tostring),
                                  ("__newindex", TypeBinding.newindex)],

@@ -57,8 +57,7 @@ enum TypeBinding {
                 return m.fail("bad argument #1 to '\(type.name)' (field 'title' must be a string)")
             }
         }
-        let payload = LuaPayload(handle: m.handle, popping: L!)
-        m.push(Value(type: type, payload: payload))
+        m.pushNewValue(type, typeAt: 1)
         return 1
     }
 
@@ -66,8 +65,9 @@ enum TypeBinding {
     static let isMethod: LuaSwiftFunction = { L in
         let m = state(L)
         guard let type = m.valueType(at: 1) else { return m.argError(0, "is", "type", 1) }
-        if let v = m.value(at: 2) {
-            lua_pushboolean(L, type.isSame(orAncestorOf: v.type) ? 1 : 0)
+        if let cell = luashim_to_value(L, 2, m.metatable(.value)) {
+            let t = Unmanaged<ValueType>.fromOpaque(cell.pointee.type!).takeUnretainedValue()
+            lua_pushboolean(L, type.isSame(orAncestorOf: t) ? 1 : 0)
         } else if let t = m.valueType(at: 2) {
             lua_pushboolean(L, type.isSame(orAncestorOf: t) ? 1 : 0)
         } else {

@@ -3,24 +3,32 @@ import CLuaShim
 import ResponderEngine
 
 /// Event and error values in Lua: immutable, fields readable, printed `Name{k=v}` (SPEC §2.1).
+///
+/// A value is a userdata whose user values hold its fields, its type and its cause; reading it
+/// needs no Swift object (see `ModuleState.value(at:)` for when one is made).
 enum ValueBinding {
     @inline(__always)
     static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
 
+    /// The type of the value userdata at `index`, or nil.
+    static func type(_ m: ModuleState, at index: Int32) -> ValueType? {
+        guard let cell = luashim_to_value(m.L, index, m.metatable(.value)) else { return nil }
+        return Unmanaged<ValueType>.fromOpaque(cell.pointee.type!).takeUnretainedValue()
+    }
+
     static let index: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let v = m.value(at: 1) else { lua_pushnil(L); return 1 }
+        guard let type = type(m, at: 1) else { lua_pushnil(L); return 1 }
         if lua_type(L, 2) == LUA_TSTRING, let key = m.runtime.string(at: 2) {
             switch key {
-            case "type": m.push(v.type); return 1
-            case "name": m.runtime.pushString(v.type.name); return 1
-            case "cause": m.push(v.cause); return 1
-            case "kind": m.runtime.pushString(v.kind.rawValue); return 1
+            case "type": lua_getiuservalue(L, 1, 2); return 1
+            case "name": m.runtime.pushString(type.name); return 1
+            case "cause": lua_getiuservalue(L, 1, 3); return 1
+            case "kind": m.runtime.pushString(type.kind.rawValue); return 1
             default: break
             }
         }
-        guard let payload = v.payload as? LuaPayload else { lua_pushnil(L); return 1 }
-        payload.pushFields(L!)
+        lua_getiuservalue(L, 1, 1)
         lua_pushvalue(L, 2)
         lua_rawget(L, -2)
         return 1
@@ -28,33 +36,34 @@ enum ValueBinding {
 
     static let newindex: LuaSwiftFunction = { L in
         let m = state(L)
-        let v = m.value(at: 1)
         let key = m.runtime.string(at: 2) ?? "?"
-        let how = v?.kind == .error ? "transformError" : "transformEvent"
-        return m.fail("cannot assign field '\(key)' of \(v?.description ?? "value"): values are immutable (use \(how) to pass on a new value)")
+        let how = type(m, at: 1)?.kind == .error ? "transformError" : "transformEvent"
+        return m.fail("cannot assign field '\(key)' of \(describe(m, at: 1)): values are immutable (use \(how) to pass on a new value)")
+    }
+
+    /// `Name{k=v, …}` of the value userdata at `index`.
+    static func describe(_ m: ModuleState, at index: Int32) -> String {
+        guard let type = type(m, at: index) else { return "value" }
+        let L = m.L
+        lua_getiuservalue(L, index, 1)
+        defer { luashim_pop(L, 1) }
+        guard lua_type(L, -1) == LUA_TTABLE else { return "\(type.name){}" }
+        let hidden: Set<String> = type === m.luaErrorType ? ["traceback"] : []
+        return "\(type.name){\(LuaPayload.describeFields(L, lua_gettop(L), hiddenKeys: hidden))}"
     }
 
     static let tostring: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let v = m.value(at: 1) else { lua_pushnil(L); return 1 }
-        m.runtime.pushString(v.description)
-        return 1
-    }
-
-    /// `a == b`: the same Swift value (two userdata can wrap one value).
-    static let eq: LuaSwiftFunction = { L in
-        let m = state(L)
-        let a = m.value(at: 1), b = m.value(at: 2)
-        lua_pushboolean(L, a != nil && a === b ? 1 : 0)
+        m.runtime.pushString(describe(m, at: 1))
         return 1
     }
 
     /// `pairs(value)` iterates its fields.
     static let pairs: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let v = m.value(at: 1), let payload = v.payload as? LuaPayload else { return m.fail("bad value") }
+        guard type(m, at: 1) != nil else { return m.fail("bad value") }
         lua_getglobal(L, "next")
-        payload.pushFields(L!)
+        lua_getiuservalue(L, 1, 1)
         lua_pushnil(L)
         return 3
     }
@@ -73,7 +82,9 @@ enum ValueBinding {
             m.push(node)
             lua_setfield(L, -2, "node")
         }
-        let payload = LuaPayload(handle: m.handle, popping: L, hiddenKeys: ["traceback"])
-        return Value(type: m.luaErrorType, payload: payload)
+        m.pushNewValue(m.luaErrorType)
+        let value = m.value(at: -1)!
+        luashim_pop(L, 1)
+        return value
     }
 }

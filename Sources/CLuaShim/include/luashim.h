@@ -122,6 +122,15 @@ void luashim_push_object(lua_State *L, void *ptr, int mtref, int nuv);
 /** The pointer held by the userdata at `idx` when its metatable is the registry's `mtref`, else NULL. */
 void *luashim_to_object(lua_State *L, int idx, int mtref);
 
+/** An event or error value in Lua: a userdata with this memory and three user values
+ *  (1 the fields table, 2 the type's userdata, 3 the cause's userdata). `type` is not retained
+ *  (user value 2 keeps it alive); `live` is the Swift value wrapping it, if one exists now. */
+typedef struct luashim_value_cell { void *type; void *live; } luashim_value_cell;
+/** Pushes a new value userdata with the metatable at registry key `mtref`. */
+luashim_value_cell *luashim_new_value(lua_State *L, void *type, int mtref);
+/** The cell of the value userdata at `idx`, or NULL when it is not one. */
+luashim_value_cell *luashim_to_value(lua_State *L, int idx, int mtref);
+
 /* stdio helpers (Swift 6 cannot touch the global FILE pointers) */
 void luashim_write_stderr(const char *s, size_t n);
 void luashim_write_stdout(const char *s, size_t n);
