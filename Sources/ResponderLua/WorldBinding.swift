@@ -81,6 +81,9 @@ enum WorldBinding {
 
     /// `__gc` of every object userdata: releases the Swift object.
     static let gc: LuaSwiftFunction = { L in
+        // releasing may run Swift code that touches Lua (freeing a node frees its stored
+        // functions): point the bindings at the thread running this finalizer
+        if let L, let m = LuaRuntime.of(L).moduleState, m.handle.L != nil, m.L != L { m.switchTo(L) }
         if let p = lua_touserdata(L, 1)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self).pointee {
             Unmanaged<AnyObject>.fromOpaque(p).release()
         }

@@ -55,3 +55,28 @@ describe("value identity", function()
     assert.is_true(collectgarbage("count") - before < 64)
   end)
 end)
+
+describe("coroutines", function()
+  it("bindings used inside coroutines work on the coroutine's stack, also while collecting", function()
+    local E = Event "E"
+    local made = 0
+    local function body()
+      for _ = 1, 3 do
+        local n = View "N"
+        n:handleEvent(E, function() end)
+        made = made + 1
+        coroutine.yield(n)
+      end
+    end
+    local co = coroutine.create(body)
+    for _ = 1, 60 do
+      local ok, n = coroutine.resume(co)
+      assert.is_true(ok)
+      if n then assert.is_true(n:trigger(E {}).handled) end
+      for _ = 1, 20 do View "X":handleEvent(function() end) end
+      collectgarbage()
+      if coroutine.status(co) == "dead" then co = coroutine.create(body) end
+    end
+    assert.is_true(made >= 45)
+  end)
+end)
