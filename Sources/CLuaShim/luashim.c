@@ -186,14 +186,7 @@ static lua_CFunction light_trampoline(luashim_swift_fn fn) {
 }
 
 static int trampoline(lua_State *L) {
-    luashim_swift_fn fn = (luashim_swift_fn)(uintptr_t)lua_touserdata(L, lua_upvalueindex(1));
-    luashim_control *c = luashim_control_of(L);
-    c->hostDepth++;
-    int n = fn(L);
-    c->hostDepth--;
-    if (c->memoryExceeded && c->limit > 0) raise_limit(L, c);
-    if (n < 0) return lua_error(L);
-    return n;
+    return luashim_run_swift(L, (luashim_swift_fn)(uintptr_t)lua_touserdata(L, lua_upvalueindex(1)));
 }
 
 void luashim_push_swift_function(lua_State *L, luashim_swift_fn fn) {

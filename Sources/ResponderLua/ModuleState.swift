@@ -44,18 +44,12 @@ final class ModuleState {
     var metatables: [Int32] = []
     /// Registry reference of the weak-valued identity cache (lightuserdata → userdata).
     var cacheRef: Int32 = LUA_NOREF
-    /// Registry reference of the module table.
-    var moduleRef: Int32 = LUA_NOREF
     /// Registry reference of the node methods table.
     var methodsRef: Int32 = LUA_NOREF
-    /// Registry reference of the mounted root's userdata holder table.
-    var anchorRef: Int32 = LUA_NOREF
     /// Built-in `LuaError` type.
     let luaErrorType = ValueType(name: "LuaError", kind: .error)
     /// Built-in cancellation error type.
     let cancellationErrorType = ValueType(name: "CancellationError", kind: .error)
-    /// Nesting of Swift→Lua responder calls (a strict violation is raised only at depth 0).
-    var callDepth = 0
     /// A limit error is unwinding through dispatches (kept in the registry).
     var pendingErrorSet = false
 

@@ -258,7 +258,6 @@ public enum ResponderModule {
         LuaRuntime.pushLoadedTable(L)
         lua_pushvalue(L, module)
         lua_setfield(L, -2, "responder")
-        m.moduleRef = LUA_NOREF
         ControlsBinding.install(m)
         EnvironmentBinding.install(m)
     }
