@@ -174,15 +174,19 @@ private func replGetc(_ stream: UnsafeMutablePointer<FILE>?) -> Int32 {
     func byte() -> Int32 {
         var b: UInt8 = 0
         while true {
+            // A Ctrl-C that lands outside read() (while libedit redraws or completes) would be
+            // lost by a blocking read: wait in short polls and look at the flag between them.
+            if ReplSignals.takePromptInterrupt() {
+                lineDiscarded = true
+                return -2
+            }
+            var pfd = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&pfd, 1, 100)
+            if ready == 0 || (ready < 0 && errno == EINTR) { continue }
+            if ready < 0 { return -1 }
             let n = Glibc.read(0, &b, 1)
             if n == 1 { return Int32(b) }
-            if n < 0 && errno == EINTR {
-                if ReplSignals.takePromptInterrupt() {
-                    lineDiscarded = true
-                    return -2
-                }
-                continue
-            }
+            if n < 0 && errno == EINTR { continue }
             return -1
         }
     }
