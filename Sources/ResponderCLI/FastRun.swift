@@ -42,7 +42,7 @@ struct FastRun {
                 guard let v = value(&i), let n = Int64(v), n > 0 else { return nil }
                 run.maxInstructions = n
             case "--max-memory":
-                guard let v = value(&i), let n = Int(v), n > 0 else { return nil }
+                guard let v = value(&i), let n = Int(v), n > 0, n <= LuaLimits.maximumMemoryMiB else { return nil }
                 run.maxMemory = n
             default:
                 if a.hasPrefix("-") || file != nil { return nil }

@@ -16,7 +16,9 @@ struct LimitOptions: ParsableArguments {
 
     func validate() throws {
         if maxInstructions <= 0 { throw ValidationError("--max-instructions must be a positive number") }
-        if maxMemory <= 0 { throw ValidationError("--max-memory must be a positive number of MiB") }
+        if maxMemory <= 0 || maxMemory > LuaLimits.maximumMemoryMiB {
+            throw ValidationError("--max-memory must be a number of MiB from 1 to \(LuaLimits.maximumMemoryMiB) (got \(maxMemory))")
+        }
     }
 }
 

@@ -15,6 +15,11 @@ public struct LuaLimits: Sendable, Equatable {
         self.maxMemoryMiB = maxMemoryMiB
     }
 
-    var memoryBytes: Int { (maxMemoryMiB ?? 0) * 1024 * 1024 }
+    /// The largest memory cap accepted, in MiB (1 TiB): the cap in bytes plus the fixed
+    /// overhead stays far from overflowing.
+    public static let maximumMemoryMiB = 1 << 20
+
+    /// The cap in bytes (0 = none); a value above ``maximumMemoryMiB`` counts as that maximum.
+    var memoryBytes: Int { max(0, min(maxMemoryMiB ?? 0, Self.maximumMemoryMiB)) << 20 }
     var budget: Int64 { maxInstructions ?? -1 }
 }

@@ -138,13 +138,36 @@ struct RunCommandTests {
         #expect(H.contains(r.stderr, "responder run --help"))
     }
 
-    @Test(arguments: ["abc", "0", "1.5", "-5", "99999999999999999999999"])
+    @Test(arguments: ["abc", "0", "1.5", "-5", "99999999999999999999999", "8796093022208", "1048577"])
     func badMaxMemoryIsAUsageError(_ value: String) throws {
         let dir = try H.folder(["a.lua": "print('ran')\n"])
         let r = try H.run(["a.lua", "--max-memory", value], in: dir)
         #expect(H.isUsageError(r), "\(H.show(r))")
         #expect(H.contains(H.lines(r.stderr).first ?? "", "--max-memory"))
         #expect(H.contains(r.stderr, "responder run --help"))
+    }
+
+    /// A cap whose size in bytes overflows once trapped (SIGILL): every command refuses it, as it
+    /// refuses every out-of-range number, with exit 2 and the flag's name.
+    @Test func outOfRangeNumbersAreUsageErrorsInEveryCommand() throws {
+        let dir = try H.folder(["a.lua": "print('ran')\n", "a_spec.lua": "it('x', function() end)\n"])
+        let cases: [[String]] = [
+            ["run", "a.lua", "--max-memory", "8796093022208"],
+            ["test", "a_spec.lua", "--max-memory", "8796093022208"],
+            ["graph", "a.lua", "--max-memory", "8796093022208"],
+            ["repl", "--max-memory", "8796093022208"],
+            ["run", "a.lua", "--max-instructions", "9223372036854775808"],
+            ["test", "a_spec.lua", "--max-instructions", "-1"],
+            ["test", "a_spec.lua", "--jobs", "0"],
+            ["test", "a_spec.lua", "--jobs", "99999999999999999999"],
+            ["run", "a.lua", "--seed", "99999999999999999999"],
+            ["graph", "a.lua", "--seed", "1e3"],
+        ]
+        for args in cases {
+            let r = try H.shell(args, in: dir, prefix: "")
+            #expect(H.isUsageError(r), "\(args): \(H.show(r))")
+            #expect(H.contains(H.lines(r.stderr).first ?? "", args[args.count - 2]), "\(args): \(H.show(r))")
+        }
     }
 
     @Test func badMaxInstructionsIsAUsageError() throws {
