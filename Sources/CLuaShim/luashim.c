@@ -540,9 +540,9 @@ static void stop_watchdog(luashim_control *c) {
 
 /* ---------------- values ---------------- */
 
-luashim_value_cell *luashim_new_value(lua_State *L, void *type, int mtref) {
+luashim_value_cell *luashim_new_value(lua_State *L, void *typeBlock, int mtref) {
     luashim_value_cell *cell = (luashim_value_cell *)lua_newuserdatauv(L, sizeof(luashim_value_cell), 3);
-    cell->type = type;
+    cell->typeBlock = (void **)typeBlock;
     cell->live = NULL;
     lua_rawgeti(L, LUA_REGISTRYINDEX, mtref);
     lua_setmetatable(L, -2);
@@ -555,5 +555,7 @@ luashim_value_cell *luashim_to_value(lua_State *L, int idx, int mtref) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, mtref);
     int same = lua_rawequal(L, -1, -2);
     lua_pop(L, 2);
-    return same ? (luashim_value_cell *)p : NULL;
+    if (!same) return NULL;
+    luashim_value_cell *cell = (luashim_value_cell *)p;
+    return *cell->typeBlock != NULL ? cell : NULL;
 }

@@ -356,6 +356,7 @@ enum ControlsBinding {
         // taps
         switch kind {
         case .button, .toggle, .textField, .secureField:
+            // [unowned(unsafe) m]: tap actions run only in this state's `tap` (proof at `ModuleState`)
             node.onTapGesture(count: 1, action: .perform { [weak node, unowned(unsafe) m] in
                 guard let node else { return }
                 try ControlsInput.tapControl(m, node)

@@ -122,6 +122,7 @@ enum DispatchBinding {
     static let outcomeIndex: LuaSwiftFunction = { L in
         let m = state(L)
         guard let box = m.object(at: 1, .outcome, as: OutcomeBox.self), let key = m.runtime.string(at: 2) else {
+            if let kind = m.finalizedKind(at: 1) { return m.finalizedError(kind) }
             lua_pushnil(L)
             return 1
         }
@@ -139,7 +140,10 @@ enum DispatchBinding {
 
     static let outcomeToString: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let o = m.object(at: 1, .outcome, as: OutcomeBox.self)?.outcome else { lua_pushnil(L); return 1 }
+        guard let o = m.object(at: 1, .outcome, as: OutcomeBox.self)?.outcome else {
+            m.pushPlaceholderName(at: 1, .outcome)
+            return 1
+        }
         if o.handled {
             m.runtime.pushString("handled \(o.value) by \(o.by?.description ?? "?") (\(o.responder ?? "?"))")
         } else {
@@ -153,10 +157,11 @@ enum DispatchBinding {
     static let contextIndex: LuaSwiftFunction = { L in
         let m = state(L)
         guard let box = m.object(at: 1, .context, as: ContextBox.self), let key = m.runtime.string(at: 2) else {
+            if let kind = m.finalizedKind(at: 1) { return m.finalizedError(kind) }
             lua_pushnil(L)
             return 1
         }
-        let c = box.context
+        let c = box
         switch key {
         case "node": m.push(c.node)
         case "origin": m.push(c.origin)
@@ -169,7 +174,10 @@ enum DispatchBinding {
 
     static let contextToString: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let c = m.object(at: 1, .context, as: ContextBox.self)?.context else { lua_pushnil(L); return 1 }
+        guard let c = m.object(at: 1, .context, as: ContextBox.self) else {
+            m.pushPlaceholderName(at: 1, .context)
+            return 1
+        }
         m.runtime.pushString("ctx(node: \(c.node), origin: \(c.origin))")
         return 1
     }

@@ -143,6 +143,7 @@ enum EnvironmentBinding {
         let structureRef = ref("structure"), resetRef = ref("reset")
         let world = m.world
         let previousAppear = world.appearHook
+        // [unowned(unsafe) m] in the hooks: the world is owned by m (proof at `ModuleState`)
         world.appearHook = { [unowned(unsafe) m] node in
             try previousAppear?(node)
             guard m.hasKit(node) else { return }

@@ -8,27 +8,45 @@ import ResponderEngine
 /// Values live in Lua as userdata without finalizers; a Swift `Value` is made only when one
 /// enters the engine, and one Swift value at most exists per userdata at a time (the cell's
 /// `live` pointer, cleared here).
+///
+/// Lifetime proof for the cell's unretained `live` pointer: the payload that clears it is owned
+/// by exactly that Swift value (the engine gives copies of a value their own payload through
+/// ``payloadForCopy()``, whose deinit leaves `live` alone), so `live` is cleared when that value
+/// goes away; and the payload's registry reference keeps the userdata (the cell) alive until then.
+/// Test: "an error re-raised with a new cause" in scripts/tests/safety/lifetimes_spec.lua.
 final class LuaPayload: ValuePayload {
     let handle: StateHandle
     let ref: Int32
     /// Keys left out of descriptions (LuaError's long traceback).
     let hiddenKeys: Set<String>
+    /// Whether this payload's value is the one the cell's `live` points at (false for copies).
+    private let ownsLive: Bool
 
     /// Refers to the value userdata on top of the stack (popped).
-    init(handle: StateHandle, popping L: OpaquePointer, hiddenKeys: Set<String> = []) {
+    init(handle: StateHandle, popping L: OpaquePointer, hiddenKeys: Set<String> = [], ownsLive: Bool = true) {
         self.handle = handle
         self.ref = luaL_ref(L, luashim_registryindex())
         self.hiddenKeys = hiddenKeys
+        self.ownsLive = ownsLive
     }
 
     deinit {
         guard let L = handle.L else { return }
-        lua_rawgeti(L, luashim_registryindex(), lua_Integer(ref))
-        if let cell = lua_touserdata(L, -1)?.assumingMemoryBound(to: luashim_value_cell.self) {
-            cell.pointee.live = nil
+        if ownsLive {
+            lua_rawgeti(L, luashim_registryindex(), lua_Integer(ref))
+            if let cell = lua_touserdata(L, -1)?.assumingMemoryBound(to: luashim_value_cell.self) {
+                cell.pointee.live = nil
+            }
+            luashim_pop(L, 1)
         }
-        luashim_pop(L, 1)
         luaL_unref(L, luashim_registryindex(), ref)
+    }
+
+    /// A payload on the same userdata for a copy of the value (it does not own `live`).
+    func payloadForCopy() -> any ValuePayload {
+        guard let L = handle.L else { return self }
+        pushUserdata(L)
+        return LuaPayload(handle: handle, popping: L, hiddenKeys: hiddenKeys, ownsLive: false)
     }
 
     /// Pushes the value's userdata.

@@ -34,6 +34,8 @@ public final class LuaRuntime {
         }
         self.L = state
         self.limits = limits
+        // Lifetime proof: the runtime owns the state and closes it in `deinit`, so every Lua call
+        // that reads this pointer (`LuaRuntime.of`) runs while the runtime lives. Test: every spec.
         luashim_set_host(L, Unmanaged.passUnretained(self).toOpaque())
         luashim_gc_generational(L)  // switching runs a full collection: cheapest on the empty heap
         luashim_open_sandbox(L)
@@ -56,6 +58,7 @@ public final class LuaRuntime {
 
     /// The runtime that owns `L` (from the state's extra space).
     @inline(__always)
+    /// (Lifetime: see `luashim_set_host` in `init`.)
     public static func of(_ L: OpaquePointer?) -> LuaRuntime {
         Unmanaged<LuaRuntime>.fromOpaque(luashim_get_host(L)!).takeUnretainedValue()
     }

@@ -33,7 +33,16 @@ enum ObjectKind: Int, CaseIterable {
 
 /// Everything the `responder` module keeps per Lua state: the engine world, metatables,
 /// identity caches and the built-in types.
+///
+/// Lifetime proof for the `unowned(unsafe)` captures of a module state (`[unowned(unsafe) m]` in
+/// world hooks, responder bodies, tap actions and subscribers): the runtime owns the module state
+/// and closes the Lua state in its `deinit` before releasing it, so every node Lua holds is
+/// released first; the world (and its hooks) is owned by the module state; and engine closures
+/// stored on nodes run only inside world actions started by this state's bindings, which reach
+/// the module state through the live runtime. Test: `stateClosingWithStoredCallbacksAndAGcThatDispatches`
+/// in Tests/ResponderCLITests/TreeSafetyTests.swift.
 final class ModuleState {
+    /// Lifetime proof: the runtime owns this module state (`LuaRuntime.moduleState`).
     unowned(unsafe) let runtime: LuaRuntime
     /// The running thread: the main state, or a task coroutine while `AsyncResume` runs it.
     @exclusivity(unchecked) var L: OpaquePointer
@@ -85,6 +94,12 @@ final class ModuleState {
     func metatable(_ kind: ObjectKind) -> Int32 { metatables[kind.rawValue] }
 
     /// Pushes the userdata for `object`, reusing the cached one so identity holds in Lua.
+    ///
+    /// Lifetime proof: the userdata owns one retain of its object (`passRetained`), given back by
+    /// its `__gc`, which also clears the pointer (a resurrected userdata is then "finalized", see
+    /// `finalizedKind`); the identity cache is keyed by the object's address and has weak values,
+    /// so an entry exists only while its userdata (and so the object) is alive.
+    /// Test: "objects a __gc metamethod resurrects" in scripts/tests/safety/lifetimes_spec.lua.
     func push(_ object: AnyObject, _ kind: ObjectKind, uservalues: Int32 = 0) {
         let key = Unmanaged.passUnretained(object).toOpaque()
         lua_rawgeti(L, luashim_registryindex(), lua_Integer(cacheRef))
@@ -116,7 +131,8 @@ final class ModuleState {
         return false
     }
 
-    /// The object held by the userdata at `index` when it is of `kind`.
+    /// The object held by the userdata at `index` when it is of `kind` (the userdata retains it,
+    /// see ``push(_:_:uservalues:)``; nil once its finalizer ran).
     @inline(__always)
     func object<T: AnyObject>(at index: Int32, _ kind: ObjectKind, as: T.Type) -> T? {
         guard let p = luashim_to_object(L, index, metatable(kind)) else { return nil }
@@ -128,8 +144,9 @@ final class ModuleState {
     /// it lives), or nil when `index` holds no value.
     func value(at index: Int32) -> Value? {
         guard let cell = luashim_to_value(L, index, metatable(.value)) else { return nil }
+        // Lifetime proof for `live`: see `LuaPayload` (the value's own payload clears it).
         if let live = cell.pointee.live { return Unmanaged<Value>.fromOpaque(live).takeUnretainedValue() }
-        let type = Unmanaged<ValueType>.fromOpaque(cell.pointee.type!).takeUnretainedValue()
+        let type = Unmanaged<ValueType>.fromOpaque(luashim_value_type(cell)!).takeUnretainedValue()
         let idx = lua_absindex(L, index)
         var cause: Value?
         if lua_getiuservalue(L, idx, 3) == LUA_TUSERDATA { cause = value(at: -1) }
@@ -144,19 +161,26 @@ final class ModuleState {
     /// Whether `index` holds a value userdata, and its kind (no Swift value is made).
     func valueKind(at index: Int32) -> ValueKind? {
         guard let cell = luashim_to_value(L, index, metatable(.value)) else { return nil }
-        return Unmanaged<ValueType>.fromOpaque(cell.pointee.type!).takeUnretainedValue().kind
+        return Unmanaged<ValueType>.fromOpaque(luashim_value_type(cell)!).takeUnretainedValue().kind
     }
 
     /// Pushes a new value userdata of `type` whose fields are the table on top of the stack
     /// (popped).
+    ///
+    /// The value's cell refers to the block of the type's userdata, which its user value 2 keeps
+    /// alive; the Swift type is read through that block, so a value resurrected by a `__gc`
+    /// metamethod after its type's finalizer ran is no longer taken for a value (see
+    /// `luashim_to_value`) instead of reading a released type.
     func pushNewValue(_ type: ValueType, typeAt typeIndex: Int32? = nil) {
         let fields = lua_gettop(L)
-        _ = luashim_new_value(L, Unmanaged.passUnretained(type).toOpaque(), metatable(.value))
+        if let typeIndex { lua_pushvalue(L, typeIndex) } else { push(type) }
+        _ = luashim_new_value(L, lua_touserdata(L, fields + 1), metatable(.value))
         lua_pushvalue(L, fields)
         lua_setiuservalue(L, -2, 1)
-        if let typeIndex { lua_pushvalue(L, typeIndex) } else { push(type) }
+        lua_pushvalue(L, fields + 1)
         lua_setiuservalue(L, -2, 2)
-        luashim_remove(L, fields)
+        luashim_replace(L, fields)
+        luashim_pop(L, 1)
     }
     func valueType(at index: Int32) -> ValueType? { object(at: index, .type, as: ValueType.self) }
 
@@ -207,8 +231,40 @@ final class ModuleState {
             for kind in ObjectKind.allCases where luashim_to_object(L, index, metatable(kind)) != nil {
                 return kind.label
             }
+            if let kind = finalizedKind(at: index) { return "finalized \(kind.label)" }
         }
         return String(cString: luashim_typename_at(L, index))
+    }
+
+    /// The kind of the userdata at `index` when it is one of ours whose finalizer already ran
+    /// (a `__gc` metamethod resurrected it): its Swift object is gone.
+    func finalizedKind(at index: Int32) -> ObjectKind? {
+        guard let block = lua_touserdata(L, index), lua_getmetatable(L, index) != 0 else { return nil }
+        defer { luashim_pop(L, 1) }
+        for kind in ObjectKind.allCases {
+            lua_rawgeti(L, luashim_registryindex(), lua_Integer(metatable(kind)))
+            let same = lua_rawequal(L, -1, -2) != 0
+            luashim_pop(L, 1)
+            guard same else { continue }
+            if kind == .value {
+                let cell = block.assumingMemoryBound(to: luashim_value_cell.self)
+                return luashim_value_type(cell) == nil ? .value : nil
+            }
+            return block.assumingMemoryBound(to: UnsafeMutableRawPointer?.self).pointee == nil ? kind : nil
+        }
+        return nil
+    }
+
+    /// Pushes what `tostring` shows for a userdata of `kind` without its Swift object:
+    /// `finalized KIND` (resurrected by a `__gc` metamethod) or the bare kind.
+    func pushPlaceholderName(at index: Int32, _ kind: ObjectKind) {
+        runtime.pushString(finalizedKind(at: index) != nil ? "finalized \(kind.label)" : kind.label)
+    }
+
+    /// Raises `KIND used after it was finalized` for a resurrected userdata at `index`.
+    func finalizedError(_ kind: ObjectKind) -> Int32 {
+        let place = location().map { "\($0.file):\($0.line): " } ?? ""
+        return runtime.raise("\(place)\(kind.label) used after it was finalized (a __gc metamethod kept it)")
     }
 
     /// `file:line: bad argument #n to 'name' (expected expected, got …)` and LUASHIM_RAISE.

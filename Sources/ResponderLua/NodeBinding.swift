@@ -169,6 +169,7 @@ enum NodeBinding {
     static let get: LuaSwiftFunction = { L in
         let m = state(L)
         guard let node = m.node(at: 1), lua_type(L, 2) == LUA_TSTRING, let key = m.runtime.string(at: 2) else {
+            if let kind = m.finalizedKind(at: 1) { return m.finalizedError(kind) }
             lua_pushnil(L)
             return 1
         }
@@ -194,7 +195,10 @@ enum NodeBinding {
 
     static let tostring: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let node = m.node(at: 1) else { lua_pushnil(L); return 1 }
+        guard let node = m.node(at: 1) else {
+            m.pushPlaceholderName(at: 1, .node)
+            return 1
+        }
         m.runtime.pushString(node.description)
         return 1
     }

@@ -100,9 +100,18 @@ extension ModuleState {
 
 /// Owns one stored Lua function of a node; releases it when the Swift side lets go
 /// (a `once` responder that ran, `removeResponder`, a replaced tap action…).
+///
+/// The slot can outlive its node (a publication's list of subscribers keeps one whose node a
+/// subscriber dropped), so releasing goes through a weak reference.
 final class FunctionSlot {
     let handle: StateHandle
+    /// The node, for calls. Lifetime proof: read only by `invoke`, `invokeSubscriber`,
+    /// `callProducer` and `callAction`, which run while their caller holds the node strongly
+    /// (the dispatch path, the publication's `guard let node`, `tap`'s argument).
+    /// Test: scripts/tests/safety/lifetimes_spec.lua ("functions stored on nodes").
     unowned(unsafe) let node: Node
+    /// The node for `deinit`, which may run after the node went away.
+    private weak var owner: Node?
     let slot: Int32
     /// Whether the function can receive a second argument (so `ctx` is worth building).
     let wantsContext: Bool
@@ -110,6 +119,7 @@ final class FunctionSlot {
     init(_ m: ModuleState, node: Node, functionAt index: Int32) {
         self.handle = m.handle
         self.node = node
+        self.owner = node
         self.slot = m.storeFunction(node, at: index)
         var ar = lua_Debug()
         lua_pushvalue(m.L, index)
@@ -121,7 +131,7 @@ final class FunctionSlot {
     }
 
     deinit {
-        guard let L = handle.L, let m = LuaRuntime.of(L).moduleState else { return }
-        m.releaseFunction(node, slot)
+        guard let L = handle.L, let owner, let m = LuaRuntime.of(L).moduleState else { return }
+        m.releaseFunction(owner, slot)
     }
 }

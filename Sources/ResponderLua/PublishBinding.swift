@@ -67,7 +67,10 @@ enum PublishBinding {
 
     static let tostring: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let pub = m.object(at: 1, .publisher, as: Publisher.self) else { lua_pushnil(L); return 1 }
+        guard let pub = m.object(at: 1, .publisher, as: Publisher.self) else {
+            m.pushPlaceholderName(at: 1, .publisher)
+            return 1
+        }
         m.runtime.pushString("publisher(\(pub.type.name)) on \(pub.node?.description ?? "?")")
         return 1
     }
@@ -81,6 +84,7 @@ enum PublishBinding {
         var once = false
         if let failure = ResponderBinding.options(m, "subscribe", 3, 4, &id, &once) { return failure }
         let slot = FunctionSlot(m, node: node, functionAt: 3)
+        // [unowned(unsafe) m]: subscribers run only in this state's publications (proof at `ModuleState`)
         node.subscribe(type: type, id: id, location: m.location()) { [unowned(unsafe) m] value, ctx in
             m.invokeSubscriber(slot, value, ctx)
         }

@@ -2,10 +2,22 @@ import CLua
 import CLuaShim
 import ResponderEngine
 
-/// Boxes a dispatch context for Lua's `ctx`.
+/// Lua's `ctx`: what a responder may read about its dispatch, kept valid for as long as Lua holds
+/// it (a script may store `ctx` and read it after the dispatch is gone). It holds the fixed path
+/// strongly instead of the engine's non-owning ``DispatchContext``.
 final class ContextBox {
-    let context: DispatchContext
-    init(_ context: DispatchContext) { self.context = context }
+    /// The fixed dispatch path, origin first.
+    let path: [Node]
+    /// The index in ``path`` of the node the responder is registered on.
+    let nodeIndex: Int
+    init(_ context: DispatchContext) {
+        path = context.path
+        nodeIndex = context.nodeIndex
+    }
+    /// The node the responder is registered on.
+    var node: Node { path[nodeIndex] }
+    /// The node where the dispatch started.
+    var origin: Node { path[0] }
 }
 
 /// Calling Lua responder functions from the engine and turning what they do into results.
@@ -13,6 +25,7 @@ extension ModuleState {
     /// Builds the engine body for a responder whose Lua function is at `index`.
     func makeBody(_ kind: ResponderKind, node: Node, functionAt index: Int32) -> ResponderBody {
         let slot = FunctionSlot(self, node: node, functionAt: index)
+        // [unowned(unsafe) self]: bodies run only in this state's dispatches (proof at `ModuleState`)
         return { [unowned(unsafe) self] value, ctx in
             self.invoke(kind, slot, value, ctx)
         }

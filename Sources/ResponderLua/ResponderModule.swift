@@ -206,6 +206,7 @@ public enum ResponderModule {
         // the world
         m.world.defaultSafetyLevel = SafetyLevel(rawValue: options.safety) ?? .relaxed
         m.world.diagnostics = { line in Console.error(line + "\n") }
+        // [unowned(unsafe) m]: the world is owned by m (proof at `ModuleState`)
         m.world.locationProvider = { [unowned(unsafe) m] in m.location() }
         m.world.makeRuntimeError = { [unowned(unsafe) m] message, node in
             ValueBinding.luaError(m, message: message, traceback: nil, node: node)

@@ -128,7 +128,7 @@ enum StateBinding {
 
     static let bindingToString: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let box = m.object(at: 1, .binding, as: BindingBox.self) else { lua_pushnil(L); return 1 }
+        guard let box = m.object(at: 1, .binding, as: BindingBox.self) else { m.pushPlaceholderName(at: 1, .binding); return 1 }
         if box.isCustom {
             m.runtime.pushString("Binding(get/set)")
         } else {

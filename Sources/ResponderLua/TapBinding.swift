@@ -27,6 +27,7 @@ enum TapBinding {
             return .failure(m.fail("bad field '\(field)' in \(owner) (event or function expected, got \(m.kindName(at: index)))"))
         }
         let slot = FunctionSlot(m, node: node, functionAt: index)
+        // [unowned(unsafe) m]: tap actions run only in this state's `tap` (proof at `ModuleState`)
         return .success(TapAction.Action.triggerProduced { [unowned(unsafe) m] in
             try m.callProducer(slot, owner: owner)
         })
@@ -79,6 +80,7 @@ enum TapBinding {
     /// A tap action that runs a Lua function; an error it raises is reported from the node.
     static func performAction(_ m: ModuleState, _ node: Node, at index: Int32) -> TapAction.Action {
         let slot = FunctionSlot(m, node: node, functionAt: index)
+        // [unowned(unsafe) m]: tap actions run only in this state's `tap` (proof at `ModuleState`)
         return .perform { [unowned(unsafe) m] in
             try m.callAction(slot)
         }

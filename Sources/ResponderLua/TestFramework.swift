@@ -234,6 +234,8 @@ public enum TestFramework {
         if let failure = runtime.load(Array(TestFrameworkLua.source.utf8), chunkname: TestFrameworkLua.chunkname) {
             return failure
         }
+        // Lifetime proof: `lua_dump` calls the writer only during this call, while `box` is a live
+        // local; Lua never keeps `ud`. Test: every spec file (the framework is dumped once per worker).
         let box = DumpBuffer()
         let writer: lua_Writer = { _, p, size, ud in
             guard let p, let ud else { return 1 }

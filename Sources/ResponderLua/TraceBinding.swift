@@ -68,7 +68,7 @@ enum TraceBinding {
 
     static let tostring: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let trace = m.object(at: 1, .trace, as: Trace.self) else { lua_pushnil(L); return 1 }
+        guard let trace = m.object(at: 1, .trace, as: Trace.self) else { m.pushPlaceholderName(at: 1, .trace); return 1 }
         m.runtime.pushString(trace.description)
         return 1
     }

@@ -66,7 +66,7 @@ enum TypeBinding {
         let m = state(L)
         guard let type = m.valueType(at: 1) else { return m.argError(0, "is", "type", 1) }
         if let cell = luashim_to_value(L, 2, m.metatable(.value)) {
-            let t = Unmanaged<ValueType>.fromOpaque(cell.pointee.type!).takeUnretainedValue()
+            let t = Unmanaged<ValueType>.fromOpaque(luashim_value_type(cell)!).takeUnretainedValue()
             lua_pushboolean(L, type.isSame(orAncestorOf: t) ? 1 : 0)
         } else if let t = m.valueType(at: 2) {
             lua_pushboolean(L, type.isSame(orAncestorOf: t) ? 1 : 0)
@@ -91,7 +91,7 @@ enum TypeBinding {
 
     static let tostring: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let type = m.valueType(at: 1) else { lua_pushnil(L); return 1 }
+        guard let type = m.valueType(at: 1) else { m.pushPlaceholderName(at: 1, .type); return 1 }
         m.runtime.pushString(type.name)
         return 1
     }

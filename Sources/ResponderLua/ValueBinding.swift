@@ -10,10 +10,11 @@ enum ValueBinding {
     @inline(__always)
     static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
 
-    /// The type of the value userdata at `index`, or nil.
+    /// The type of the value userdata at `index`, or nil. (Lifetime: the value's user value 2
+    /// keeps the type's userdata, which retains the type; see `ModuleState.pushNewValue`.)
     static func type(_ m: ModuleState, at index: Int32) -> ValueType? {
         guard let cell = luashim_to_value(m.L, index, m.metatable(.value)) else { return nil }
-        return Unmanaged<ValueType>.fromOpaque(cell.pointee.type!).takeUnretainedValue()
+        return Unmanaged<ValueType>.fromOpaque(luashim_value_type(cell)!).takeUnretainedValue()
     }
 
     static let index: LuaSwiftFunction = { L in

@@ -84,8 +84,12 @@ enum WorldBinding {
         // releasing may run Swift code that touches Lua (freeing a node frees its stored
         // functions): point the bindings at the thread running this finalizer
         if let L, let m = LuaRuntime.of(L).moduleState, m.handle.L != nil, m.L != L { m.switchTo(L) }
-        if let p = lua_touserdata(L, 1)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self).pointee {
-            Unmanaged<AnyObject>.fromOpaque(p).release()
+        // A finalizer may resurrect the userdata (another object's `__gc` stores it): clear the
+        // pointer so that every later use sees "not an object" instead of a released one.
+        if let slot = lua_touserdata(L, 1)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self),
+           let p = slot.pointee {
+            slot.pointee = nil
+            Unmanaged<AnyObject>.fromOpaque(p).release()  // the retain taken by `ModuleState.push`
         }
         return 0
     }

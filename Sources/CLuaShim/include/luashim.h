@@ -123,13 +123,19 @@ void luashim_push_object(lua_State *L, void *ptr, int mtref, int nuv);
 void *luashim_to_object(lua_State *L, int idx, int mtref);
 
 /** An event or error value in Lua: a userdata with this memory and three user values
- *  (1 the fields table, 2 the type's userdata, 3 the cause's userdata). `type` is not retained
- *  (user value 2 keeps it alive); `live` is the Swift value wrapping it, if one exists now. */
-typedef struct luashim_value_cell { void *type; void *live; } luashim_value_cell;
-/** Pushes a new value userdata with the metatable at registry key `mtref`. */
-luashim_value_cell *luashim_new_value(lua_State *L, void *type, int mtref);
-/** The cell of the value userdata at `idx`, or NULL when it is not one. */
+ *  (1 the fields table, 2 the type's userdata, 3 the cause's userdata). `typeBlock` is the
+ *  memory block of the type's userdata (user value 2 keeps that block alive, even when a
+ *  finalizer resurrects the value), which holds the retained Swift type, or NULL once the type's
+ *  finalizer released it; `live` is the Swift value wrapping it, if one exists now. */
+typedef struct luashim_value_cell { void **typeBlock; void *live; } luashim_value_cell;
+/** Pushes a new value userdata with the metatable at registry key `mtref`; `typeBlock` is the
+ *  block of the type's userdata (set it as user value 2 right away). */
+luashim_value_cell *luashim_new_value(lua_State *L, void *typeBlock, int mtref);
+/** The cell of the value userdata at `idx`, or NULL when it is not one (or when its type was
+ *  already finalized: a value resurrected by a `__gc` metamethod). */
 luashim_value_cell *luashim_to_value(lua_State *L, int idx, int mtref);
+/** The Swift type of a cell returned by `luashim_to_value` (never NULL for those). */
+static inline void *luashim_value_type(const luashim_value_cell *cell) { return *cell->typeBlock; }
 
 /* stdio helpers (Swift 6 cannot touch the global FILE pointers) */
 void luashim_write_stderr(const char *s, size_t n);

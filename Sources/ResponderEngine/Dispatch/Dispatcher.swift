@@ -9,6 +9,9 @@ struct Dispatcher {
         case unhandled
     }
 
+    /// Lifetime proof: a dispatcher is a local of `World.dispatch`, a method of this world, and
+    /// never escapes it. Test: any dispatch, e.g. "ctx outlives its dispatch" in
+    /// scripts/tests/safety/lifetimes_spec.lua (which resets the world between dispatches).
     unowned(unsafe) let world: World
     let trace: Trace
     private(set) var value: Value
@@ -41,8 +44,11 @@ struct Dispatcher {
 
     /// Walks the path. Throws ``StrictViolation`` (or ``EngineError/aborted``) to unwind.
     mutating func run() throws -> End {
-        // The path keeps nodes alive and the trace keeps entries alive, so the loop holds
-        // them without reference counting.
+        // Lifetime proof: the path (a local copy of `trace.path`) keeps nodes alive and the trace
+        // keeps the snapshot of each list it visits, so the loop holds nodes and entries without
+        // reference counting even when a responder removes entries or nodes. Test: "responders
+        // removed while their trace is kept" and "a responder that dismantles its tree" in
+        // scripts/tests/safety/lifetimes_spec.lua.
         let path = trace.path
         var nodeIndex = 0
         var typeChain = value.type.chain

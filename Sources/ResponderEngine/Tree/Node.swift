@@ -24,7 +24,10 @@ public final class Node: CustomStringConvertible {
         get { parentLink?.takeUnretainedValue() }
         set { parentLink = newValue.map { Unmanaged.passUnretained($0) } }
     }
-    /// The parent link without reference counting (the parent clears it in `deinit`).
+    /// The parent link without reference counting.
+    /// Lifetime proof: a parent holds its children strongly, and every path that ends that
+    /// (``detachFromParent()``, the parent's `deinit`) clears the link first, so a non-nil link
+    /// points at a live node. Test: "a child outlives its parent" in scripts/tests/safety/lifetimes_spec.lua.
     @exclusivity(unchecked) var parentLink: Unmanaged<Node>?
     /// The children in order. Change them with ``add(_:at:)`` and ``remove()``.
     public internal(set) var children: [Node] = []
@@ -98,8 +101,8 @@ public final class Node: CustomStringConvertible {
             let count = buffer.count
             guard count > 0 else { return false }
             let base = buffer.baseAddress.unsafelyUnwrapped
-            // The nodes are alive (the array holds them), so their links can be compared without
-            // retaining them: a link equal to a live node's address is that node.
+            // Lifetime proof: the nodes are alive (the array holds them), so their links can be
+            // compared without retaining them: a link equal to a live node's address is that node.
             guard base[0] === self else { return false }
             var index = 0
             while index < count - 1 {

@@ -36,12 +36,12 @@ public final class Value: CustomStringConvertible {
         if self.cause == nil {
             var link: Value? = cause
             while let current = link {
-                if current === self { return Value(type: type, payload: payload, cause: cause) }
+                if current === self { return Value(type: type, payload: payload?.payloadForCopy(), cause: cause) }
                 link = current.cause
             }
             self.cause = cause
             return self
         }
-        return Value(type: type, payload: payload, cause: cause)
+        return Value(type: type, payload: payload?.payloadForCopy(), cause: cause)
     }
 }

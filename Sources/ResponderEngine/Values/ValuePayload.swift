@@ -8,4 +8,13 @@ public protocol ValuePayload: AnyObject {
     func fieldsDescription() -> String
     /// The value of a string field, or `nil` when the field is absent or not a string.
     func stringField(_ name: String) -> String?
+    /// The payload for another ``Value`` with the same fields (a value given a new cause while
+    /// it already has one). A payload that keeps per-value state (the Lua bridge's link from its
+    /// userdata back to the one Swift value) returns a payload of its own; the default is `self`.
+    func payloadForCopy() -> any ValuePayload
+}
+
+extension ValuePayload {
+    /// Shares this payload.
+    public func payloadForCopy() -> any ValuePayload { self }
 }

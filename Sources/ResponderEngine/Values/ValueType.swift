@@ -41,6 +41,9 @@ public final class ValueType: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// This type's identity as used in ``chain``.
+    /// Lifetime proof: identities are only compared, never dereferenced, and each one stored
+    /// (``chain``, `ResponderEntry.filterIdentity`) belongs to a type its holder retains (`parent`,
+    /// `filter`). Lua never sees one. Test: filters in scripts/tests/api/types_spec.lua.
     var identity: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) }
 
     /// Returns `true` when `other` is this type or one of its descendants.
