@@ -10,13 +10,20 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "ResponderEngine", targets: ["ResponderEngine"]),
+        .library(name: "ResponderGraph", targets: ["ResponderGraph"]),
         .library(name: "ResponderLua", targets: ["ResponderLua"]),
+        .library(name: "ResponderKit", targets: ["ResponderKit"]),
+        .library(name: "ResponderTesting", targets: ["ResponderTesting"]),
+        .library(name: "ResponderREPL", targets: ["ResponderREPL"]),
         .executable(name: "responder", targets: ["ResponderCLI"]),
         .executable(name: "responder-bench", targets: ["ResponderBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
+    // Every arrow points one way (the README's "How it is built" draws them):
+    // CLI → REPL, Testing → Kit → Lua → Engine; Graph → Engine; only Lua, Kit, Testing and REPL
+    // import the C modules.
     targets: [
         .systemLibrary(
             name: "CLua",
@@ -25,21 +32,32 @@ let package = Package(
         ),
         .target(name: "CLuaShim", dependencies: ["CLua"]),
         .target(name: "ResponderEngine", swiftSettings: hotPathSettings),
+        .target(name: "ResponderGraph", dependencies: ["ResponderEngine"]),
         .target(name: "ResponderLua", dependencies: ["ResponderEngine", "CLua", "CLuaShim"],
                 swiftSettings: hotPathSettings),
+        .target(name: "ResponderKit", dependencies: ["ResponderLua", "ResponderEngine", "CLua", "CLuaShim"],
+                resources: [.embedInCode("Lua")], swiftSettings: hotPathSettings),
+        .target(name: "ResponderTesting",
+                dependencies: ["ResponderKit", "ResponderLua", "ResponderEngine", "CLua", "CLuaShim"],
+                resources: [.embedInCode("Lua")]),
+        .target(name: "ResponderREPL", dependencies: ["ResponderKit", "ResponderLua", "CLua", "CLuaShim"],
+                resources: [.embedInCode("Lua")]),
         .executableTarget(
             name: "ResponderCLI",
             dependencies: [
-                "ResponderLua", "ResponderEngine",
+                "ResponderREPL", "ResponderTesting", "ResponderKit", "ResponderGraph", "ResponderLua",
+                "ResponderEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "ResponderBench",
-            dependencies: ["ResponderLua", "ResponderEngine", "CLua", "CLuaShim"]
+            dependencies: ["ResponderTesting", "ResponderKit", "ResponderLua", "ResponderEngine", "CLua", "CLuaShim"]
         ),
         .testTarget(name: "ResponderEngineTests", dependencies: ["ResponderEngine"]),
-        .testTarget(name: "ResponderLuaTests", dependencies: ["ResponderLua", "ResponderEngine", "CLua", "CLuaShim"]),
-        .testTarget(name: "ResponderCLITests", dependencies: ["ResponderLua"]),
+        .testTarget(name: "ResponderGraphTests", dependencies: ["ResponderGraph", "ResponderKit", "ResponderLua"]),
+        .testTarget(name: "ResponderLuaTests",
+                    dependencies: ["ResponderKit", "ResponderLua", "ResponderEngine", "CLua", "CLuaShim"]),
+        .testTarget(name: "ResponderCLITests", dependencies: ["ResponderTesting", "ResponderLua"]),
     ]
 )

@@ -1,5 +1,6 @@
 import CLua
 import CLuaShim
+import ResponderKit
 import ResponderLua
 
 /// The Swift function measured against `cAdd`: same work, through the trampoline.

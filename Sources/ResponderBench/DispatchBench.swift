@@ -1,6 +1,7 @@
 import CLua
 import CLuaShim
 import ResponderEngine
+import ResponderKit
 import ResponderLua
 
 /// A good pure-Lua implementation of the same rules: path fixed first, one ordered list per

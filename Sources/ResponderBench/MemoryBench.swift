@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CLuaShim
+import ResponderKit
 import ResponderLua
 
 /// Bytes in use on the C heap (Swift objects live there too).

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ResponderKit
 import ResponderLua
 
 /// `responder-bench [--quick] [RESPONDER]`: measures and prints every figure the README quotes.

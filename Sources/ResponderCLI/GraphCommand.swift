@@ -1,5 +1,8 @@
 import ArgumentParser
+import ResponderGraph
+import ResponderKit
 import ResponderLua
+import ResponderTesting
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -80,7 +83,7 @@ struct GraphCommand: ParsableCommand {
 
         let graph: TreeGraph
         do {
-            graph = try TreeGraph.capture(runtime)
+            graph = try TreeGraph.capture(world: runtime.world)
         } catch {
             Stderr.write("error: \(error.message)\n")
             throw ExitCode(1)

@@ -1,5 +1,7 @@
 import ArgumentParser
+import ResponderKit
 import ResponderLua
+import ResponderREPL
 
 /// `responder repl [--load FILE.lua]`: an interactive Lua prompt with the responder module.
 ///

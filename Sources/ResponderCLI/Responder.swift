@@ -6,7 +6,7 @@ import Glibc
 
 /// The `responder` command: run, test, repl and graph Lua responder scenarios.
 struct Responder: ParsableCommand {
-    static let version = "0.1.0"
+    static let version = ResponderModule.version
 
     static let configuration = CommandConfiguration(
         commandName: "responder",

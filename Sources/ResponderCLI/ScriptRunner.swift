@@ -1,3 +1,4 @@
+import ResponderKit
 import ResponderLua
 
 /// Runs one script in a fresh sandboxed runtime and reports failures the way SPEC §3 fixes.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ResponderLua
+import ResponderTesting
 #if canImport(Glibc)
 import Glibc
 #endif

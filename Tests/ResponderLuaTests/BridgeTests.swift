@@ -1,6 +1,7 @@
 import CLua
 import CLuaShim
 import Testing
+import ResponderKit
 @testable import ResponderLua
 
 /// A Swift function that raises through the trampoline.

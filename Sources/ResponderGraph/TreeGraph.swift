@@ -1,0 +1,352 @@
+import ResponderEngine
+
+/// Why a ``TreeGraph`` could not be captured.
+public struct TreeGraphError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The message, without the `error: ` prefix.
+    public var message: String
+    public var description: String { message }
+
+    /// Neither a mounted tree nor a last dispatch to take a tree from.
+    public static let nothingMounted = TreeGraphError(
+        message: "nothing is mounted: call mount(root) in the script")
+}
+
+/// A snapshot of a responder tree and of the last dispatch through it, with two renderers:
+/// ``text()`` (an indented tree) and ``dot()`` (Graphviz input). What `responder graph` prints.
+///
+/// Each node is labelled `Name#id` and lists its responder entries (`#1 receiveEvent`,
+/// `#2 handleEvent(ItemSelected)`, `#3 triggers(A, B)`), then its subscribers, publishers and
+/// tap actions. The nodes on the last dispatch's path carry their position on it (1 = the
+/// origin) and the entries the dispatch visited carry their step numbers and decisions, in the
+/// order of the trace.
+public struct TreeGraph: Sendable {
+    /// One line under a node: an entry, subscriber, publisher or tap action.
+    public struct Line: Sendable, Equatable {
+        /// E.g. `#2 handleEvent(ItemSelected)`, `subscribe(Refresh)`, `tap: trigger Tapped{}`.
+        public var text: String
+        /// The last dispatch's steps at this line.
+        public var steps: [Step]
+    }
+
+    /// One node of the snapshot.
+    public struct GraphNode: Sendable, Equatable {
+        /// `Name#id`, or `Name`.
+        public var label: String
+        /// Index of the parent in ``TreeGraph/nodes``; `nil` for the root.
+        public var parent: Int?
+        /// Indices of the children in ``TreeGraph/nodes``, in order.
+        public var children: [Int]
+        /// Responder entries, then subscribers, publishers and tap actions.
+        public var lines: [Line]
+        /// 1-based position on the last dispatch's path (1 = the origin), if on it.
+        public var pathPosition: Int?
+    }
+
+    /// One step of the last dispatch.
+    public struct Step: Sendable, Equatable {
+        /// 1-based, in the order of the trace.
+        public var number: Int
+        /// The node's `Name#id`.
+        public var node: String
+        /// The entry's 1-based position at arrival (0 for the final `unhandled` step).
+        public var index: Int
+        /// The entry's label (empty for the final `unhandled` step).
+        public var responder: String
+        /// What happened: `skipped`, `passed`, `handled`, …
+        public var decision: String
+        /// The resulting value for `transformed`, `caught` and `threw`.
+        public var result: String?
+
+        /// `step 2: handled`, `step 3: transformed → Other{}`.
+        public var mark: String {
+            var text = "step \(number): \(decision)"
+            if let result { text += " → " + result }
+            return text
+        }
+    }
+
+    /// The last dispatch.
+    public struct Dispatch: Sendable, Equatable {
+        /// `event ItemSelected{item="b"} from Item#b`.
+        public var header: String
+        /// The path's node labels, origin first.
+        public var path: [String]
+        /// The steps, in order.
+        public var steps: [Step]
+    }
+
+    /// The nodes in document order; the root is `nodes[0]`.
+    public var nodes: [GraphNode]
+    /// Whether the tree is the mounted one (false: taken from the last dispatch's root).
+    public var isMounted: Bool
+    /// The last dispatch, if any.
+    public var dispatch: Dispatch?
+
+    // MARK: - capture
+
+    /// Captures a world's mounted tree and last dispatch.
+    ///
+    /// When nothing is mounted, the tree the last dispatch ran in is used instead.
+    /// - Throws: ``TreeGraphError/nothingMounted`` when there is neither (or no world).
+    public static func capture(world: World?) throws(TreeGraphError) -> TreeGraph {
+        guard let world else { throw .nothingMounted }
+        let trace = world.lastTrace
+        if let root = world.root { return TreeGraph(root: root, trace: trace, isMounted: true) }
+        guard let trace, let top = trace.path.last ?? trace.path.first,
+              let root = top.pathToRoot.last else { throw .nothingMounted }
+        return TreeGraph(root: root, trace: trace, isMounted: false)
+    }
+
+    /// Captures the tree under `root` and, optionally, a trace through it.
+    public init(root: Node, trace: Trace?, isMounted: Bool = true) {
+        self.isMounted = isMounted
+        var nodes: [GraphNode] = []
+        var indexOf: [ObjectIdentifier: Int] = [:]
+        var stack: [(node: Node, parent: Int?)] = [(root, nil)]
+        var engineNodes: [Node] = []
+        while let item = stack.popLast() {
+            let node = item.node, parent = item.parent
+            let index = nodes.count
+            indexOf[ObjectIdentifier(node)] = index
+            engineNodes.append(node)
+            nodes.append(GraphNode(label: node.description, parent: parent, children: [],
+                                   lines: Self.lines(of: node), pathPosition: nil))
+            if let parent { nodes[parent].children.append(index) }
+            for child in node.children.reversed() { stack.append((child, index)) }
+        }
+
+        if let trace {
+            var steps: [Step] = []
+            for (offset, step) in trace.steps.enumerated() {
+                let mark = Step(number: offset + 1, node: step.node.description, index: step.index,
+                                responder: step.responder, decision: step.decision.rawValue,
+                                result: step.result.map { $0.description })
+                steps.append(mark)
+                guard let at = indexOf[ObjectIdentifier(step.node)] else { continue }
+                Self.attach(mark, to: &nodes[at], node: engineNodes[at], kind: trace.kind)
+            }
+            for (position, node) in trace.path.enumerated() {
+                if let at = indexOf[ObjectIdentifier(node)], nodes[at].pathPosition == nil {
+                    nodes[at].pathPosition = position + 1
+                }
+            }
+            dispatch = Dispatch(header: trace.header, path: trace.path.map(\.description), steps: steps)
+        } else {
+            dispatch = nil
+        }
+        self.nodes = nodes
+    }
+
+    /// The lines of one node: entries, subscribers, publishers, tap actions.
+    static func lines(of node: Node) -> [Line] {
+        var lines: [Line] = []
+        for (offset, entry) in node.responders.enumerated() {
+            var text = "#\(offset + 1) \(entry.label)"
+            if let id = entry.id { text += " id=\(id)" }
+            if entry.once { text += " once" }
+            lines.append(Line(text: text, steps: []))
+        }
+        for subscriber in node.subscribers {
+            var text = subscriber.label
+            if let id = subscriber.id { text += " id=\(id)" }
+            lines.append(Line(text: text, steps: []))
+        }
+        for publisher in node.publishers {
+            var text = "publisher(\(publisher.type.name), \(publisher.destination.rawValue))"
+            if let id = publisher.id { text += " id=\(id)" }
+            lines.append(Line(text: text, steps: []))
+        }
+        for tap in node.tapActions {
+            var text = tap.count == 1 ? "onTapGesture: " : "onTapGesture(count=\(tap.count)): "
+            switch tap.action {
+            case .trigger(let value): text += "trigger \(value)"
+            case .triggerProduced: text += "trigger (function)"
+            case .perform: text += "perform (function)"
+            }
+            lines.append(Line(text: text, steps: []))
+        }
+        return lines
+    }
+
+    /// Marks the line a step visited; a step whose entry is gone gets a line of its own.
+    static func attach(_ step: Step, to graphNode: inout GraphNode, node: Node, kind: TraceKind) {
+        if step.index == 0 {
+            // The final `unhandled` step: the value went past the root.
+            graphNode.lines.append(Line(text: "(past the root)", steps: [step]))
+            return
+        }
+        let responders = node.responders
+        let target: Int?
+        if kind == .publish {
+            let subscribers = node.subscribers
+            if step.index <= subscribers.count, subscribers[step.index - 1].label == step.responder {
+                target = responders.count + step.index - 1
+            } else {
+                target = nil
+            }
+        } else if step.index <= responders.count, responders[step.index - 1].label == step.responder {
+            target = step.index - 1
+        } else {
+            target = nil
+        }
+        if let target, target < graphNode.lines.count {
+            graphNode.lines[target].steps.append(step)
+        } else {
+            let text = kind == .publish ? step.responder : "#\(step.index) \(step.responder)"
+            graphNode.lines.append(Line(text: text + " (removed since)", steps: [step]))
+        }
+    }
+
+    // MARK: - text
+
+    /// The indented tree with `◀` markers, then the last dispatch's path and steps.
+    public func text() -> String {
+        var out = ""
+        if !isMounted {
+            out += "nothing is mounted; showing the tree of the last dispatch\n"
+        }
+        if !nodes.isEmpty { renderText(0, prefix: "", isLast: true, isRoot: true, into: &out) }
+        out += "\n"
+        guard let dispatch else {
+            out += "last dispatch: none\n"
+            return out
+        }
+        out += "last dispatch: " + Self.oneLine(dispatch.header) + "\n"
+        out += "path: " + Self.oneLine(dispatch.path.joined(separator: " → ")) + "\n"
+        let nodeWidth = dispatch.steps.map { Self.oneLine($0.node).count }.max() ?? 0
+        let entryWidth = dispatch.steps.map { $0.index == 0 ? 0 : Self.oneLine("#\($0.index) \($0.responder)").count }.max() ?? 0
+        let numberWidth = String(dispatch.steps.count).count
+        for step in dispatch.steps {
+            var line = "  " + Self.pad(String(step.number), numberWidth, left: true) + "  "
+                + Self.pad(Self.oneLine(step.node), nodeWidth) + "  "
+                + Self.pad(step.index == 0 ? "" : Self.oneLine("#\(step.index) \(step.responder)"), entryWidth) + "  "
+                + step.decision
+            if let result = step.result { line += " → " + Self.oneLine(result) }
+            out += line + "\n"
+        }
+        if dispatch.steps.isEmpty { out += "  (no steps)\n" }
+        return out
+    }
+
+    private func renderText(_ index: Int, prefix: String, isLast: Bool, isRoot: Bool, into out: inout String) {
+        let node = nodes[index]
+        out += prefix + (isRoot ? "" : (isLast ? "└── " : "├── ")) + Self.oneLine(node.label)
+        if let position = node.pathPosition { out += "  ◀ \(position)" + (position == 1 ? " origin" : "") }
+        out += "\n"
+        let inner = prefix + (isRoot ? "" : (isLast ? "    " : "│   "))
+        let bar = node.children.isEmpty ? "    " : "│   "
+        let width = node.lines.filter { !$0.steps.isEmpty }.map { Self.oneLine($0.text).count }.max() ?? 0
+        for line in node.lines {
+            var text = inner + bar
+            if line.steps.isEmpty {
+                text += Self.oneLine(line.text)
+            } else {
+                text += Self.pad(Self.oneLine(line.text), width) + "  ◀ "
+                    + Self.oneLine(line.steps.map(\.mark).joined(separator: ", "))
+            }
+            out += text + "\n"
+        }
+        for (offset, child) in node.children.enumerated() {
+            renderText(child, prefix: inner, isLast: offset == node.children.count - 1, isRoot: false, into: &out)
+        }
+    }
+
+    /// Keeps user text on one line of the text tree: newlines, tabs and other control
+    /// characters show as `\n`, `\t`, `\r` or a space.
+    static func oneLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7f { out += " " } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
+    }
+
+    static func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
+        let count = text.count
+        if count >= width { return text }
+        let fill = String(repeating: " ", count: width - count)
+        return left ? fill + text : text + fill
+    }
+
+    // MARK: - dot
+
+    /// Graphviz input: one box per node (plain left-justified labels), tree edges parent → child,
+    /// the last dispatch's path in bold red with arrows pointing the way the value travelled.
+    public func dot() -> String {
+        var out = "digraph responders {\n"
+        var graphLabel = isMounted ? "" : "nothing is mounted; the tree of the last dispatch\n"
+        if let dispatch {
+            graphLabel += "last dispatch: \(dispatch.header)\npath: \(dispatch.path.joined(separator: " → "))\n"
+        } else {
+            graphLabel += "last dispatch: none\n"
+        }
+        out += "  graph [rankdir=TB, labelloc=t, labeljust=l, fontname=\"monospace\", fontsize=11, label=\"\(Self.dotEscape(graphLabel))\"];\n"
+        out += "  node [shape=box, fontname=\"monospace\", fontsize=10];\n"
+        out += "  edge [color=\"gray50\", arrowsize=0.7, fontname=\"monospace\", fontsize=10];\n"
+        for (index, node) in nodes.enumerated() {
+            var label = node.label
+            if let position = node.pathPosition { label += "  ◀ \(position)" + (position == 1 ? " origin" : "") }
+            label += "\n"
+            for line in node.lines {
+                label += line.text
+                if !line.steps.isEmpty { label += "  ◀ " + line.steps.map(\.mark).joined(separator: ", ") }
+                label += "\n"
+            }
+            var attributes = "label=\"\(Self.dotEscape(label))\""
+            if node.pathPosition != nil {
+                attributes += ", color=\"red\", penwidth=2, style=\"filled,bold\", fillcolor=\"#ffecec\""
+            } else if node.lines.contains(where: { !$0.steps.isEmpty }) {
+                attributes += ", color=\"red\", style=\"filled\", fillcolor=\"#fff6f6\""
+            }
+            out += "  n\(index) [\(attributes)];\n"
+        }
+        // Path edges: consecutive path nodes that are parent and child in the snapshot.
+        var onPath: [Int: Int] = [:]  // child index → hop number
+        let byPosition = nodes.indices.compactMap { i in nodes[i].pathPosition.map { ($0, i) } }
+        let positionIndex = Dictionary(byPosition, uniquingKeysWith: { first, _ in first })
+        for (position, child) in positionIndex {
+            if let parent = positionIndex[position + 1], nodes[child].parent == parent {
+                onPath[child] = position
+            }
+        }
+        for (index, node) in nodes.enumerated() {
+            for child in node.children {
+                if let hop = onPath[child] {
+                    out += "  n\(index) -> n\(child) [dir=back, color=\"red\", penwidth=2.5, fontcolor=\"red\", label=\"\(hop)\"];\n"
+                } else {
+                    out += "  n\(index) -> n\(child);\n"
+                }
+            }
+        }
+        out += "}\n"
+        return out
+    }
+
+    /// Escapes text for a double-quoted Graphviz label, every line left-justified (`\l`).
+    public static func dotEscape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count + 8)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\l"
+            case "\r": break
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7f {
+                    out += " "
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+}

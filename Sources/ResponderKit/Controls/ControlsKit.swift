@@ -1,0 +1,287 @@
+import CLua
+import CLuaShim
+import ResponderEngine
+import ResponderLua
+
+/// The control events of a dispatch table (UIKit's `UIControl.Event`, the ones SPEC §2.9 names).
+enum ControlEvent: String, CaseIterable {
+    case touchUpInside, valueChanged, editingChanged, editingDidBegin, editingDidEnd, primaryActionTriggered
+
+    static let list = allCases.map(\.rawValue).joined(separator: ", ")
+}
+
+/// The node kinds of the kit, kept in `Node.host` (values ≥ 10; `NodeBinding.Kind` uses 0 and 1).
+enum ControlKind: Int, CaseIterable {
+    case button = 10, textField, secureField, slider, stepper, toggle, segmentedControl
+
+    var name: String {
+        switch self {
+        case .button: "Button"
+        case .textField: "TextField"
+        case .secureField: "SecureField"
+        case .slider: "Slider"
+        case .stepper: "Stepper"
+        case .toggle: "Toggle"
+        case .segmentedControl: "SegmentedControl"
+        }
+    }
+
+    /// The event `addAction`/`addTarget` use when none is given.
+    var primaryEvent: ControlEvent {
+        switch self {
+        case .button: .touchUpInside
+        case .textField, .secureField: .editingChanged
+        default: .valueChanged
+        }
+    }
+
+    /// The closure sugar `node.on.*` this kind offers.
+    var sugar: [String] {
+        switch self {
+        case .button: ["tap"]
+        case .toggle: ["tap", "valueChange"]
+        case .textField, .secureField: ["textChange"]
+        case .slider, .stepper, .segmentedControl: ["valueChange"]
+        }
+    }
+
+    static func of(_ node: Node) -> ControlKind? { ControlKind(rawValue: node.host) }
+}
+
+/// A Lua value kept for a node (a function, a binding, a target table), stored in the node's
+/// userdata function table so closures capturing the node stay collectable. Unlike
+/// `FunctionSlot` it holds its node weakly, so it may outlive the node (state observers).
+final class KitSlot {
+    let handle: StateHandle
+    weak var node: Node?
+    let slot: Int32
+
+    init(_ m: ModuleState, node: Node, valueAt index: Int32) {
+        self.handle = m.handle
+        self.node = node
+        self.slot = m.storeFunction(node, at: index)
+    }
+
+    /// Pushes the value (nil when the node or its userdata is gone).
+    func push(_ m: ModuleState) {
+        guard let node else { lua_pushnil(m.L); return }
+        m.pushFunction(node, slot)
+    }
+
+    deinit {
+        guard let L = handle.L, let node, let m = LuaRuntime.of(L).moduleState else { return }
+        m.releaseFunction(node, slot)
+    }
+}
+
+/// One entry of a control's dispatch table.
+final class ControlHandler {
+    /// How an action function is called.
+    enum Call {
+        /// `fn(sender, action)`: `addAction`, a Button's action.
+        case senderAction
+        /// `fn()`: `onCommit`, `onIncrement`, `on.tap`.
+        case none
+        /// `fn(bool)`: `onEditingChanged`.
+        case bool(Bool)
+        /// `fn(value)`: `on.valueChange` (the control's value).
+        case value
+        /// `fn(text)`: `on.textChange`.
+        case text
+    }
+
+    enum Kind {
+        case action(KitSlot, Call)
+        /// A target (nil: search the responder chain) and a selector.
+        case target(KitSlot?, String)
+    }
+
+    var event: ControlEvent
+    var id: String?
+    var title: String?
+    var kind: Kind
+    /// For a free-form Stepper's `onIncrement` (+1) and `onDecrement` (-1) entries.
+    var direction: Int?
+
+    init(event: ControlEvent, id: String?, title: String?, kind: Kind, direction: Int? = nil) {
+        self.event = event
+        self.id = id
+        self.title = title
+        self.kind = kind
+        self.direction = direction
+    }
+}
+
+/// A number as Lua keeps it.
+enum KitNumber: Equatable {
+    case int(Int64)
+    case float(Double)
+
+    var double: Double {
+        switch self {
+        case .int(let i): Double(i)
+        case .float(let d): d
+        }
+    }
+    var isInt: Bool { if case .int = self { true } else { false } }
+
+    func push(_ L: OpaquePointer?) {
+        switch self {
+        case .int(let i): lua_pushinteger(L, lua_Integer(i))
+        case .float(let d): lua_pushnumber(L, d)
+        }
+    }
+
+    static func at(_ L: OpaquePointer?, _ index: Int32) -> KitNumber? {
+        guard lua_type(L, index) == LUA_TNUMBER else { return nil }
+        if lua_isinteger(L, index) != 0 { return .int(Int64(luashim_tointeger(L, index, nil))) }
+        return .float(luashim_tonumber(L, index, nil))
+    }
+
+    static func + (a: KitNumber, b: KitNumber) -> KitNumber {
+        if case .int(let x) = a, case .int(let y) = b {
+            let (r, o) = x.addingReportingOverflow(y)
+            if !o { return .int(r) }
+        }
+        return .float(a.double + b.double)
+    }
+
+    static func - (a: KitNumber, b: KitNumber) -> KitNumber {
+        if case .int(let x) = a, case .int(let y) = b {
+            let (r, o) = x.subtractingReportingOverflow(y)
+            if !o { return .int(r) }
+        }
+        return .float(a.double - b.double)
+    }
+
+    static func < (a: KitNumber, b: KitNumber) -> Bool {
+        if case .int(let x) = a, case .int(let y) = b { return x < y }
+        return a.double < b.double
+    }
+
+    /// Removes binary noise from float arithmetic (`0.1 + 0.2` is `0.3`).
+    var cleaned: KitNumber {
+        guard case .float(let d) = self, d.isFinite else { return self }
+        let scale = abs(d) < 1e3 ? 1e12 : abs(d) < 1e6 ? 1e9 : 0
+        guard scale > 0 else { return self }
+        return .float((d * scale).rounded() / scale)
+    }
+
+    func clamped(_ lo: KitNumber?, _ hi: KitNumber?) -> KitNumber {
+        var v = self
+        if let lo, v < lo { v = lo }
+        if let hi, hi < v { v = hi }
+        return v
+    }
+}
+
+/// What the kit keeps for a control (the part that is not a dispatch table entry).
+final class ControlState {
+    let kind: ControlKind
+    /// The binding (`text`, `value`, `isOn`), a Binding userdata.
+    var binding: KitSlot?
+    var range: (KitNumber, KitNumber)?
+    var step: KitNumber?
+    var isEditing = false
+    /// Free-form Stepper: which directions are enabled (`false` disables).
+    var canIncrement = true
+    var canDecrement = true
+    /// SegmentedControl.
+    var segments: [(title: String, action: KitSlot?)] = []
+    var selectedSegment: Int?
+
+    init(kind: ControlKind) { self.kind = kind }
+}
+
+/// The kit's data about one node: its control state, dispatch table and `canPerform` actions.
+final class NodeKit {
+    weak var node: Node?
+    var control: ControlState?
+    var handlers: [ControlHandler] = []
+    var performers: [(selector: String, fn: KitSlot)] = []
+
+    init(node: Node) { self.node = node }
+
+    func performer(_ selector: String) -> KitSlot? {
+        performers.first { $0.selector == selector }?.fn
+    }
+}
+
+/// Per-state registry (kept in `LuaRuntime.extensions`): nodes' kit data by identity.
+final class KitRegistry {
+    private var nodes: [ObjectIdentifier: NodeKit] = [:]
+    private var purgeAt = 64
+    /// The text field being edited (focus), if any.
+    weak var focused: Node?
+
+    func kit(_ node: Node) -> NodeKit? {
+        guard let k = nodes[ObjectIdentifier(node)], k.node === node else { return nil }
+        return k
+    }
+
+    func kitCreating(_ node: Node) -> NodeKit {
+        if let k = kit(node) { return k }
+        if nodes.count >= purgeAt {
+            nodes = nodes.filter { $0.value.node != nil }
+            purgeAt = max(64, nodes.count * 2)
+        }
+        let k = NodeKit(node: node)
+        nodes[ObjectIdentifier(node)] = k
+        return k
+    }
+}
+
+/// Thrown when a Lua call made directly for the script failed: its error value is on top of
+/// the stack and the Swift function should raise it as it is.
+struct KitScriptRaise: Error {}
+
+extension ModuleState {
+    var kit: KitRegistry {
+        let key = ObjectIdentifier(KitRegistry.self)
+        if let r = runtime.extensions[key] as? KitRegistry { return r }
+        let r = KitRegistry()
+        runtime.extensions[key] = r
+        return r
+    }
+
+    /// Calls the function below `nargs` arguments; a failure is reported from `node` (see
+    /// `reportFailedCall`). Returns whether it succeeded (results on the stack) or not (nothing).
+    @discardableResult
+    func kitCall(_ nargs: Int32, _ nresults: Int32, from node: Node) throws -> Bool {
+        if runtime.callKeepingError(nargs, nresults) != LUA_OK {
+            try reportFailedCall(from: node)
+            return false
+        }
+        if world.pendingAbort != nil { throw EngineError.aborted }
+        if pendingErrorSet { throw LuaCallError() }
+        return true
+    }
+
+    /// Runs a kit action for a Lua-facing function: `world.performAction`, errors raised.
+    func kitAction(_ body: () throws -> Int32) -> Int32 {
+        do {
+            return try world.performAction(body)
+        } catch is KitScriptRaise {
+            return LUASHIM_RAISE
+        } catch {
+            return DispatchBinding.raise(self, error)
+        }
+    }
+
+    /// The string form of a Lua string at `index` without conversion surprises.
+    func kitString(at index: Int32) -> String? {
+        lua_type(L, index) == LUA_TSTRING ? runtime.string(at: index) : nil
+    }
+}
+
+/// `t[name]` without metamethods (user tables may have an `__index` that raises); pushes the
+/// value and returns its type.
+@discardableResult
+func kitRawField(_ L: OpaquePointer?, _ index: Int32, _ name: String) -> Int32 {
+    let t = lua_absindex(L, index)
+    var name = name
+    name.withUTF8 { buf in
+        buf.withMemoryRebound(to: CChar.self) { luashim_pushlstring(L, $0.baseAddress, $0.count) }
+    }
+    return lua_rawget(L, t)
+}

@@ -1,0 +1,318 @@
+import CLua
+import CLuaShim
+import ResponderEngine
+import ResponderLua
+
+/// SPEC §2.9 part B: environment and preferences, notifications and observation, appear and
+/// disappear, async actions on a virtual clock.
+///
+/// The behaviour is written in Lua (`EnvironmentPrelude`), loaded once per state; this file
+/// gives it the Swift helpers it needs (node data, document-order traversal, protected calls
+/// that report errors from a node, coroutine resumption) and wires the world's hooks to it.
+enum EnvironmentBinding {
+    @inline(__always)
+    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
+
+    /// Module functions (also globals). The kit's functions are Lua functions set by `install`.
+    static let functions: [(String, LuaSwiftFunction)] = []
+    /// Methods added to every node. The kit's methods are Lua functions set by `install`.
+    static let nodeMethods: [(String, LuaSwiftFunction)] = []
+
+    /// The key of a node's kit table inside its function table.
+    static let kitKey = "responder.environmentKit"
+
+    /// Called once per state after the core module is installed (metatables, hooks).
+    /// Module functions the kit provides (also globals).
+    static let functionNames = ["Preference", "post", "AsyncButton", "sleep", "advance", "now"]
+    /// Node methods the kit provides.
+    static let methodNames = ["environment", "env", "preference", "preferenceValue", "onPreferenceChange",
+                              "onReceive", "observe", "onAppear", "onDisappear",
+                              "onAsyncTaskStarted", "onAsyncTaskEnded", "onAsyncTaskChanged"]
+
+    /// Nothing happens at state creation: the kit (a Lua prelude that takes far longer to compile
+    /// than a whole state takes to create) is loaded the first time one of its names is used
+    /// (`ResponderModule.lazyName` / `lazyMethod` call `realFunction`).
+    static func install(_ m: ModuleState) {}
+
+    /// Pushes the kit's function `name` (kind "f" for module functions, "m" for node methods),
+    /// loading the kit first if needed. On failure pushes a message and returns false.
+    static func realFunction(_ m: ModuleState, _ kind: String, _ name: String) -> Bool {
+        let L = m.L
+        lua_getfield(L, luashim_registryindex(), "responder.kitLoaded")
+        let loaded = lua_toboolean(L, -1) != 0
+        luashim_pop(L, 1)
+        if !loaded {
+            lua_pushboolean(L, 1)
+            lua_setfield(L, luashim_registryindex(), "responder.kitLoaded")
+            loadPrelude(m)
+        }
+        lua_getfield(L, luashim_registryindex(), "responder.kitReal")
+        if lua_type(L, -1) == LUA_TTABLE {
+            lua_getfield(L, -1, kind + "." + name)
+            luashim_remove(L, -2)
+        }
+        guard lua_type(L, -1) == LUA_TFUNCTION else {
+            luashim_pop(L, 1)
+            m.runtime.pushString("the responder kit could not provide '\(name)'")
+            return false
+        }
+        return true
+    }
+
+    /// Loads the prelude; its functions go where the lazy names are looked up (a global the
+    /// script has set keeps the script's value).
+    static func loadPrelude(_ m: ModuleState) {
+        let L = m.L
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+
+        // M: the module table
+        lua_getfield(L, luashim_registryindex(), "responder.loaded")
+        lua_getfield(L, -1, "responder")
+        luashim_remove(L, -2)
+        let module = lua_gettop(L)
+        guard m.runtime.load(EnvironmentPrelude.source, chunkname: EnvironmentPrelude.chunkname) == nil else {
+            Console.error("internal error: the responder kit prelude does not compile\n")
+            return
+        }
+        // K: the Swift helpers
+        let helpers: [(String, LuaSwiftFunction)] = [
+            ("isNode", isNode), ("kit", kit), ("subtree", subtree), ("invoke", invoke),
+            ("resume", AsyncResume.resume), ("report", report), ("isCancellation", isCancellation),
+            ("kindName", kindName),
+        ]
+        lua_createtable(L, 0, Int32(helpers.count))
+        for (name, fn) in helpers {
+            luashim_push_swift_function(L, fn)
+            lua_setfield(L, -2, name)
+        }
+        lua_pushvalue(L, module)
+        if let failure = m.runtime.call(2, 1) {
+            Console.error("internal error: the responder kit prelude failed: \(failure.message)\n")
+            return
+        }
+        let kitTable = lua_gettop(L)
+
+        // the real functions, for the stubs; stubs still in place are replaced
+        luashim_newtable(L)
+        let real = lua_gettop(L)
+        func isUnset(_ table: Int32, _ name: String) -> Bool {
+            m.runtime.pushString(name)
+            let unset = lua_rawget(L, table) == LUA_TNIL
+            luashim_pop(L, 1)
+            return unset
+        }
+        luashim_pushglobaltable(L)
+        let globals = lua_gettop(L)
+        lua_getfield(L, kitTable, "functions")
+        lua_pushnil(L)
+        while lua_next(L, -2) != 0 {
+            let name = m.runtime.string(at: -2) ?? ""
+            lua_pushvalue(L, -1)
+            lua_setfield(L, real, "f." + name)
+            if isUnset(module, name) { m.runtime.pushString(name); lua_pushvalue(L, -2); lua_rawset(L, module) }
+            if isUnset(globals, name) { m.runtime.pushString(name); lua_pushvalue(L, -2); lua_rawset(L, globals) }
+            luashim_pop(L, 1)
+        }
+        lua_settop(L, real)
+        lua_pushvalue(L, real)
+        lua_setfield(L, luashim_registryindex(), "responder.kitReal")
+
+        // node methods: the methods table is the first upvalue of the node metatable's __index
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(m.metatable(.node)))
+        lua_getfield(L, -1, "__index")
+        if lua_getupvalue(L, -1, 1) != nil, lua_type(L, -1) == LUA_TTABLE {
+            let methods = lua_gettop(L)
+            lua_getfield(L, kitTable, "methods")
+            lua_pushnil(L)
+            while lua_next(L, -2) != 0 {
+                let name = m.runtime.string(at: -2) ?? ""
+                lua_pushvalue(L, -1)
+                lua_setfield(L, real, "m." + name)
+                lua_setfield(L, methods, name)
+            }
+        }
+        lua_settop(L, kitTable)
+
+        // hooks
+        lua_getfield(L, kitTable, "hooks")
+        func ref(_ name: String) -> Int32 {
+            lua_getfield(L, -1, name)
+            return luaL_ref(L, luashim_registryindex())
+        }
+        let appearRef = ref("appear"), disappearRef = ref("disappear")
+        let structureRef = ref("structure"), resetRef = ref("reset")
+        let world = m.world
+        let previousAppear = world.appearHook
+        // [unowned(unsafe) m] in the hooks: the world is owned by m (proof at `ModuleState`)
+        world.appearHook = { [unowned(unsafe) m] node in
+            try previousAppear?(node)
+            guard m.hasKit(node) else { return }
+            if !m.callHook(appearRef, node, keepingError: true) { throw LuaCallError() }
+        }
+        let previousDisappear = world.disappearHook
+        world.disappearHook = { [unowned(unsafe) m] node in
+            previousDisappear?(node)
+            if m.hasKit(node) { _ = m.callHook(disappearRef, node) }
+        }
+        let previousStructure = world.structureDidChange
+        world.structureDidChange = { [unowned(unsafe) m] parent in
+            previousStructure?(parent)
+            var node: Node? = parent
+            while let current = node {
+                if m.hasKit(current) {
+                    _ = m.callHook(structureRef, parent)
+                    return
+                }
+                node = current.parent
+            }
+        }
+        let previousReset = world.resetHook
+        world.resetHook = { [unowned(unsafe) m] in
+            previousReset?()
+            guard m.handle.L != nil else { return }
+            _ = m.callHook(resetRef, nil)
+        }
+    }
+
+    // MARK: - helpers for the prelude
+
+    /// `K.isNode(v)`.
+    static let isNode: LuaSwiftFunction = { L in
+        lua_pushboolean(L, state(L).node(at: 1) != nil ? 1 : 0)
+        return 1
+    }
+
+    /// `K.kindName(v)`: how `bad argument` messages name a value.
+    static let kindName: LuaSwiftFunction = { L in
+        let m = state(L)
+        m.runtime.pushString(m.kindName(at: 1))
+        return 1
+    }
+
+    /// `K.kit(node [, create])`: the node's kit table (nil when absent and `create` is falsy).
+    static let kit: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard m.node(at: 1) != nil else { lua_pushnil(L); return 1 }
+        let create = lua_toboolean(L, 2) != 0
+        if lua_getiuservalue(L, 1, NodeSlot.functions) != LUA_TTABLE {
+            guard create else { lua_pushnil(L); return 1 }
+            luashim_pop(L, 1)
+            luashim_newtable(L)
+            lua_pushvalue(L, -1)
+            lua_setiuservalue(L, 1, NodeSlot.functions)
+        }
+        m.runtime.pushString(kitKey)
+        if lua_rawget(L, -2) == LUA_TTABLE || !create { return 1 }
+        luashim_pop(L, 1)
+        luashim_newtable(L)
+        m.runtime.pushString(kitKey)
+        lua_pushvalue(L, -2)
+        lua_rawset(L, -4)
+        return 1
+    }
+
+    /// `K.subtree(node)`: the nodes of the subtree that have a kit table, in document order.
+    static let subtree: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let root = m.node(at: 1) else { lua_createtable(L, 0, 0); return 1 }
+        var found: [Node] = []
+        root.forEachInSubtree { if m.hasKit($0) { found.append($0) } }
+        m.push(found)
+        return 1
+    }
+
+    /// `K.invoke(node, fn, ...)`: calls `fn(...)`; an error it raises is reported from `node`
+    /// (limits and strict aborts go on unwinding).
+    static let invoke: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let node = m.node(at: 1) else { return m.argError(0, "invoke", "node", 1) }
+        let nargs = lua_gettop(L) - 2
+        if m.runtime.callKeepingError(nargs, 0) == LUA_OK { return 0 }
+        return m.reportFailure(from: node)
+    }
+
+    /// `K.report(node, error, traceback)`: reports what a task body raised from its button.
+    static let report: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let node = m.node(at: 1) else { return m.argError(0, "report", "node", 1) }
+        let traceback = m.runtime.string(at: 3)
+        lua_settop(L, 2)
+        let error: Value
+        if let v = m.value(at: 2), v.kind == .error {
+            error = v
+        } else {
+            error = ValueBinding.luaError(m, message: m.runtime.describeError(at: 2), traceback: traceback, node: node)
+        }
+        do {
+            _ = try m.world.report(error, from: node, location: m.scriptLocationOutsideKit())
+        } catch {
+            return DispatchBinding.raise(m, error)
+        }
+        return 0
+    }
+
+    /// `K.isCancellation(v)`: whether `v` is a `CancellationError` (or a descendant).
+    static let isCancellation: LuaSwiftFunction = { L in
+        let m = state(L)
+        let yes = m.value(at: 1).map { m.cancellationErrorType.isSame(orAncestorOf: $0.type) } ?? false
+        lua_pushboolean(L, yes ? 1 : 0)
+        return 1
+    }
+}
+
+extension ModuleState {
+    /// The innermost script line on the stack that is not in the kit prelude.
+    func scriptLocationOutsideKit() -> SourceLocation? {
+        var ar = lua_Debug()
+        var level: Int32 = 0
+        while lua_getstack(L, level, &ar) != 0 {
+            if lua_getinfo(L, "Sl", &ar) != 0, ar.currentline > 0 {
+                let src = withUnsafePointer(to: &ar.short_src) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: Int(LUA_IDSIZE)) { String(cString: $0) }
+                }
+                if src != EnvironmentPrelude.chunkname.dropFirst() { return SourceLocation(file: src, line: Int(ar.currentline)) }
+            }
+            level += 1
+        }
+        return nil
+    }
+
+    /// Whether the node has kit data (cheap: no Lua call).
+    func hasKit(_ node: Node) -> Bool {
+        guard pushIfCached(node) else { return false }
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top - 1) }
+        guard lua_getiuservalue(L, top, NodeSlot.functions) == LUA_TTABLE else { return false }
+        runtime.pushString(EnvironmentBinding.kitKey)
+        return lua_rawget(L, -2) == LUA_TTABLE
+    }
+
+    /// Calls the prelude hook in registry slot `ref` with `node`; false when it raised (with
+    /// `keepingError`, the error is kept as the pending error for the outermost call to raise;
+    /// otherwise it is dropped: a limit is raised again by the count hook anyway).
+    func callHook(_ ref: Int32, _ node: Node?, keepingError: Bool = false) -> Bool {
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(ref))
+        push(node)
+        if runtime.callKeepingError(1, 0) == LUA_OK { return true }
+        if keepingError && !pendingErrorSet { setPendingError() }
+        return false
+    }
+
+    /// A callback raised (its error value is on top of the stack): limits and strict aborts go
+    /// on unwinding (returns LUASHIM_RAISE); anything else is reported from `node` as the error
+    /// value itself or a `LuaError` (returns 0).
+    func reportFailure(from node: Node) -> Int32 {
+        if failureUnwinds() { return LUASHIM_RAISE }
+        let error = failedCallError(from: node)
+        luashim_pop(L, 1)
+        do {
+            _ = try world.report(error, from: node, location: scriptLocationOutsideKit())
+        } catch {
+            return DispatchBinding.raise(self, error)
+        }
+        return 0
+    }
+}

@@ -1,0 +1,255 @@
+local K, M = ...
+local isNode, kitOf, subtree, invoke, resume = K.isNode, K.kit, K.subtree, K.invoke, K.resume
+local reportFrom, isCancellation, kindName = K.report, K.isCancellation, K.kindName
+local type, error, next, setmetatable, getmetatable, rawset, rawget, tostring =
+  type, error, next, setmetatable, getmetatable, rawset, rawget, tostring
+local cocreate, coyield, corunning = coroutine.create, coroutine.yield, coroutine.running
+local View, CancellationError = M.View, M.CancellationError
+local fmt, unpack, tremove = string.format, table.unpack, table.remove
+
+local function argerr(n, fname, expected, v, depth)
+  error(fmt("bad argument #%d to '%s' (%s expected, got %s)", n, fname, expected, kindName(v)), 3 + (depth or 0))
+end
+local function callable(v)
+  if type(v) == "function" then return true end
+  local mt = type(v) == "table" and getmetatable(v)
+  return type(mt) == "table" and mt.__call ~= nil
+end
+local function checkNode(node, fname) if not isNode(node) then argerr(0, fname, "node", node, 1) end end
+local function checkFn(n, fname, fn) if not callable(fn) then argerr(n, fname, "function", fn, 1) end end
+local function kit(node)
+  return kitOf(node, true)
+end
+local function list(t, key)
+  local l = t[key]
+  if not l then l = {}; t[key] = l end
+  return l
+end
+
+-- deep equality for change detection (plain tables by content, everything else by identity)
+local function same(a, b, seen)
+  if a == b then return true end
+  if type(a) ~= "table" or type(b) ~= "table" or getmetatable(a) or getmetatable(b) then return false end
+  seen = seen or {}
+  if seen[a] == b then return true end
+  seen[a] = b
+  for k, v in next, a do if not same(v, b[k], seen) then return false end end
+  for k in next, b do if a[k] == nil then return false end end
+  return true
+end
+
+-- Environment ------------------------------------------------------------------------------
+local NIL = {}
+local function environment(node, key, value)
+  checkNode(node, "environment")
+  if key == nil then argerr(1, "environment", "key", key) end
+  local env = list(kit(node), "env")
+  if value == nil then env[key] = NIL else env[key] = value end
+  return node
+end
+local function env(node, key, default)
+  checkNode(node, "env")
+  if key == nil then argerr(1, "env", "key", key) end
+  local n = node
+  while n do
+    local k = kitOf(n)
+    local e = k and k.env
+    if e then
+      local v = e[key]
+      if v == NIL then return nil elseif v ~= nil then return v end
+    end
+    n = n.parent
+  end
+  return default
+end
+
+-- Preferences ------------------------------------------------------------------------------
+local PrefMT = { __name = "responder.preference", __metatable = "locked" }
+local isPref = setmetatable({}, { __mode = "k" })
+PrefMT.__tostring = function(p) return "Preference(" .. p.name .. ")" end
+local function lastWins(_, nxt) return nxt end
+local function Preference(name, opts)
+  if type(name) ~= "string" then argerr(1, "Preference", "name (string)", name) end
+  if opts ~= nil and type(opts) ~= "table" then argerr(2, "Preference", "table", opts) end
+  local reduce = opts and opts.reduce
+  if reduce ~= nil and not callable(reduce) then
+    error(fmt("bad field 'reduce' in Preference (function expected, got %s)", kindName(reduce)), 2)
+  end
+  local p = setmetatable({ name = name, default = opts and opts.default, reduce = reduce or lastWins }, PrefMT)
+  isPref[p] = true
+  return p
+end
+local function checkPref(n, fname, p)
+  if not isPref[p] then
+    argerr(n, fname, "preference", p, 1)
+  end
+end
+local function initial(d)
+  if type(d) ~= "table" or getmetatable(d) ~= nil then return d end
+  local c = {}
+  for k, v in next, d do c[k] = v end
+  return c
+end
+-- the subtree's value: the default, reduced with every value set in the subtree, in document order
+local function reduced(node, P)
+  local acc, reduce, nodes = initial(P.default), P.reduce, subtree(node)
+  for i = 1, #nodes do
+    local prefs = kitOf(nodes[i]).prefs
+    local v = prefs and prefs[P]
+    if v ~= nil then
+      local r = reduce(acc, v)
+      if r ~= nil then acc = r end
+    end
+  end
+  return acc
+end
+local function fireHandlers(node, always, P)
+  local k = kitOf(node)
+  local hs = k and k.prefHandlers
+  if not hs then return end
+  for i = 1, #hs do
+    local h = hs[i]
+    if P == nil or h.P == P then
+      invoke(node, function()
+        local v = reduced(node, h.P)
+        if always or not h.has or not same(v, h.last) then
+          h.last, h.has = v, true
+          h.fn(v)
+        end
+      end)
+    end
+  end
+end
+local function changedFrom(node, P)
+  local n = node
+  while n do
+    fireHandlers(n, false, P)
+    n = n.parent
+  end
+end
+local function preference(node, P, value)
+  checkNode(node, "preference")
+  checkPref(1, "preference", P)
+  list(kit(node), "prefs")[P] = value
+  if node.mounted then changedFrom(node, P) end
+  return node
+end
+local function preferenceValue(node, P)
+  checkNode(node, "preferenceValue")
+  checkPref(1, "preferenceValue", P)
+  return reduced(node, P)
+end
+local function onPreferenceChange(node, P, fn)
+  checkNode(node, "onPreferenceChange")
+  checkPref(1, "onPreferenceChange", P)
+  checkFn(2, "onPreferenceChange", fn)
+  local h = { P = P, fn = fn, has = false }
+  if node.mounted then h.last, h.has = reduced(node, P), true end
+  local hs = list(kit(node), "prefHandlers")
+  hs[#hs + 1] = h
+  return node
+end
+
+-- Notifications, observation, appear and disappear ----------------------------------------
+local function onReceive(node, name, fn)
+  checkNode(node, "onReceive")
+  if type(name) ~= "string" then argerr(1, "onReceive", "notification name (string)", name) end
+  checkFn(2, "onReceive", fn)
+  local l = list(list(kit(node), "receivers"), name)
+  l[#l + 1] = fn
+  return node
+end
+local function post(name, payload)
+  if type(name) ~= "string" then argerr(1, "post", "notification name (string)", name) end
+  local root = M.mounted()
+  if not root then return 0 end
+  local nodes, count = subtree(root), 0
+  for i = 1, #nodes do
+    local n = nodes[i]
+    local r = kitOf(n).receivers
+    local l = r and r[name]
+    if l then
+      for j = 1, #l do
+        if not n.mounted then break end
+        count = count + 1
+        invoke(n, l[j], payload, name)
+      end
+    end
+  end
+  return count
+end
+-- Observed keys live in a hidden store (so that every assignment reaches __newindex); the other
+-- props stay in the table itself, where Swift reads them raw.
+local function observe(node, prop, fn)
+  checkNode(node, "observe")
+  if prop == nil then argerr(1, "observe", "property name", prop) end
+  checkFn(2, "observe", fn)
+  local props = node.props
+  local mt = getmetatable(props)
+  if mt == nil then
+    local store, observers = {}, {}
+    mt = {
+      __index = store,
+      __newindex = function(t, key, value)
+        local l = observers[key]
+        if l == nil then rawset(t, key, value); return end
+        local old = store[key]
+        store[key] = value
+        l = { unpack(l) }
+        for i = 1, #l do invoke(node, l[i], value, old) end
+      end,
+      __pairs = function(t)
+        return function(_, k)
+          if k == nil or rawget(t, k) ~= nil then
+            local nk, nv = next(t, k)
+            if nk ~= nil then return nk, nv end
+            return next(store, nil)
+          end
+          return next(store, k)
+        end, t, nil
+      end,
+      store = store, observers = observers,
+    }
+    setmetatable(props, mt)
+  elseif type(mt) ~= "table" or not mt.observers then
+    error("cannot observe " .. tostring(node) .. ".props: it has its own metatable", 2)
+  end
+  local observers = mt.observers
+  if not observers[prop] then
+    observers[prop] = {}
+    mt.store[prop] = rawget(props, prop)
+    rawset(props, prop, nil)
+  end
+  local l = observers[prop]
+  l[#l + 1] = fn
+  return node
+end
+local function onAppear(node, fn)
+  checkNode(node, "onAppear"); checkFn(1, "onAppear", fn)
+  local l = list(kit(node), "appear")
+  l[#l + 1] = fn
+  return node
+end
+local function onDisappear(node, fn)
+  checkNode(node, "onDisappear"); checkFn(1, "onDisappear", fn)
+  local l = list(kit(node), "disappear")
+  l[#l + 1] = fn
+  return node
+end
+local function appearHook(node)
+  local k = kitOf(node)
+  if not k then return end
+  local l = k.appear
+  if l then for i = 1, #l do invoke(node, l[i]) end end
+  if k.prefHandlers then fireHandlers(node, true) end
+end
+local function disappearHook(node)
+  local k = kitOf(node)
+  if not k then return end
+  local l = k.disappear
+  if l then for i = 1, #l do invoke(node, l[i]) end end
+  local hs = k.prefHandlers
+  if hs then for i = 1, #hs do hs[i].has, hs[i].last = false, nil end end
+end
+local function structureHook(parent) changedFrom(parent) end
+

@@ -1,0 +1,3 @@
+-- t[k] for target-action dispatch, run in protected mode (targets may have __index metamethods).
+local t, k = ...
+return t[k]

@@ -1,0 +1,24 @@
+import ResponderEngine
+import ResponderLua
+
+/// The pattern kit (SPEC §2.9): controls and state, target–action, environment, preferences,
+/// notifications and async actions, as the `responder` module's extension.
+struct PatternKit: ModuleExtension {
+    let functions = Dictionary(uniqueKeysWithValues: ControlsBinding.functions)
+    let methods = Dictionary(uniqueKeysWithValues: ControlsBinding.nodeMethods)
+    let luaFunctionNames = EnvironmentBinding.functionNames
+    let luaMethodNames = EnvironmentBinding.methodNames
+
+    func install(_ m: ModuleState) {
+        ControlsBinding.install(m)
+        EnvironmentBinding.install(m)
+    }
+
+    func pushLuaFunction(_ m: ModuleState, _ kind: String, _ name: String) -> Bool {
+        EnvironmentBinding.realFunction(m, kind, name)
+    }
+
+    func pushProperty(_ m: ModuleState, _ node: Node, _ key: String) -> Bool {
+        ControlsBinding.property(m, node, key)
+    }
+}

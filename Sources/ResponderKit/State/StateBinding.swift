@@ -1,0 +1,269 @@
+import CLua
+import CLuaShim
+import ResponderEngine
+import ResponderLua
+
+/// An `onChange` registration: `fn(new, old)` kept for its node.
+struct KitObserver {
+    let fn: KitSlot
+}
+
+/// `State(initial)`: a source of truth. Its value lives in user value 1 of its userdata.
+final class StateBox {
+    var observers: [KitObserver] = []
+}
+
+/// A `Binding`: derived from a State (user value 1 is the State's userdata) or custom
+/// (user values 1 and 2 are `get` and `set`).
+final class BindingBox {
+    let isCustom: Bool
+    var observers: [KitObserver] = []
+    init(isCustom: Bool) { self.isCustom = isCustom }
+}
+
+/// SPEC §2.9: `State`, `Binding`, `s:binding()`, `s.value`, `b.value`, `node:onChange`.
+enum StateBinding {
+    @inline(__always)
+    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
+
+    // MARK: - constructors
+
+    /// `State(initial)`.
+    static let makeState: LuaSwiftFunction = { L in
+        let m = state(L)
+        lua_settop(L, 1)
+        m.push(StateBox(), .state, uservalues: 1)
+        lua_pushvalue(L, 1)
+        lua_setiuservalue(L, -2, 1)
+        return 1
+    }
+
+    /// `Binding { get = fn, set = fn }`.
+    static let makeBinding: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard lua_type(L, 1) == LUA_TTABLE else {
+            return m.argError(1, "Binding", "table { get = function, set = function }", 1)
+        }
+        kitRawField(L, 1, "get")
+        kitRawField(L, 1, "set")
+        for (i, name) in [(-2 as Int32, "get"), (-1, "set")] where lua_type(L, i) != LUA_TFUNCTION {
+            let got = lua_type(L, i) == LUA_TNIL ? "nil" : m.kindName(at: i)
+            return m.fail("bad field '\(name)' in Binding { … } (function expected, got \(got))")
+        }
+        m.push(BindingBox(isCustom: true), .binding, uservalues: 2)
+        lua_pushvalue(L, -3)
+        lua_setiuservalue(L, -2, 1)
+        lua_pushvalue(L, -2)
+        lua_setiuservalue(L, -2, 2)
+        return 1
+    }
+
+    /// Pushes a new Binding deriving from the State userdata at `index`.
+    static func pushDerived(_ m: ModuleState, stateAt index: Int32) {
+        let idx = lua_absindex(m.L, index)
+        m.push(BindingBox(isCustom: false), .binding, uservalues: 2)
+        lua_pushvalue(m.L, idx)
+        lua_setiuservalue(m.L, -2, 1)
+    }
+
+    // MARK: - State userdata
+
+    static let stateBindingMethod: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard m.object(at: 1, .state, as: StateBox.self) != nil else { return m.argError(0, "binding", "State", 1) }
+        pushDerived(m, stateAt: 1)
+        return 1
+    }
+
+    static let stateGet: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard m.object(at: 1, .state, as: StateBox.self) != nil, m.kitString(at: 2) == "value" else {
+            lua_pushnil(L)
+            return 1
+        }
+        lua_getiuservalue(L, 1, 1)
+        return 1
+    }
+
+    static let stateSet: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let box = m.object(at: 1, .state, as: StateBox.self) else { return m.argError(0, "State", "State", 1) }
+        guard m.kitString(at: 2) == "value" else {
+            return m.fail("cannot assign field '\(m.runtime.string(at: 2) ?? m.kindName(at: 2))' of a State (only 'value')")
+        }
+        return m.kitAction {
+            try m.writeState(box, at: 1, valueAt: 3)
+            return 0
+        }
+    }
+
+    static let stateToString: LuaSwiftFunction = { L in
+        let m = state(L)
+        lua_getiuservalue(L, 1, 1)
+        m.runtime.pushString("State(\(describe(m, -1)))")
+        return 1
+    }
+
+    // MARK: - Binding userdata
+
+    static let bindingGet: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let box = m.object(at: 1, .binding, as: BindingBox.self), m.kitString(at: 2) == "value" else {
+            lua_pushnil(L)
+            return 1
+        }
+        return m.readBinding(box, at: 1) ? 1 : LUASHIM_RAISE
+    }
+
+    static let bindingSet: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let box = m.object(at: 1, .binding, as: BindingBox.self) else { return m.argError(0, "Binding", "Binding", 1) }
+        guard m.kitString(at: 2) == "value" else {
+            return m.fail("cannot assign field '\(m.runtime.string(at: 2) ?? m.kindName(at: 2))' of a Binding (only 'value')")
+        }
+        return m.kitAction {
+            try m.writeBinding(box, at: 1, valueAt: 3, from: nil)
+            return 0
+        }
+    }
+
+    static let bindingToString: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let box = m.object(at: 1, .binding, as: BindingBox.self) else { m.pushPlaceholderName(at: 1, .binding); return 1 }
+        if box.isCustom {
+            m.runtime.pushString("Binding(get/set)")
+        } else {
+            lua_getiuservalue(L, 1, 1)
+            lua_getiuservalue(L, -1, 1)
+            m.runtime.pushString("Binding(State(\(describe(m, -1))))")
+        }
+        return 1
+    }
+
+    /// A short printable form of a value (strings quoted).
+    static func describe(_ m: ModuleState, _ index: Int32) -> String {
+        if lua_type(m.L, index) == LUA_TSTRING { return "\"\(m.runtime.string(at: index) ?? "")\"" }
+        return m.runtime.describe(index)
+    }
+
+    // MARK: - onChange
+
+    /// `node:onChange(stateOrBinding, fn(new, old))`.
+    static let onChange: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let node = m.node(at: 1) else { return m.argError(0, "onChange", "node", 1) }
+        guard lua_type(L, 3) == LUA_TFUNCTION else { return m.argError(2, "onChange", "function", 3) }
+        let observer = KitObserver(fn: KitSlot(m, node: node, valueAt: 3))
+        if let s = m.object(at: 2, .state, as: StateBox.self) {
+            s.observers.append(observer)
+        } else if let b = m.object(at: 2, .binding, as: BindingBox.self) {
+            if b.isCustom {
+                b.observers.append(observer)
+            } else {
+                lua_getiuservalue(L, 2, 1)
+                guard let s = m.object(at: -1, .state, as: StateBox.self) else { return m.fail("onChange: broken binding") }
+                s.observers.append(observer)
+            }
+        } else {
+            return m.argError(1, "onChange", "State or Binding", 2)
+        }
+        lua_settop(L, 1)
+        return 1
+    }
+}
+
+extension ModuleState {
+    /// Is the value at `index` a State or a Binding?
+    func isBindable(at index: Int32) -> Bool {
+        object(at: index, .state, as: StateBox.self) != nil || object(at: index, .binding, as: BindingBox.self) != nil
+    }
+
+    /// Sets the State at `stateIndex` to the value at `valueIndex`; observers run (from their
+    /// nodes) when the value changed.
+    func writeState(_ box: StateBox, at stateIndex: Int32, valueAt valueIndex: Int32) throws {
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        let si = lua_absindex(L, stateIndex)
+        let vi = lua_absindex(L, valueIndex)
+        lua_getiuservalue(L, si, 1)
+        let old = lua_gettop(L)
+        lua_pushvalue(L, vi)
+        lua_setiuservalue(L, si, 1)
+        if lua_rawequal(L, old, vi) != 0 { return }
+        try fire(box.observers, newAt: vi, oldAt: old)
+        box.observers.removeAll { $0.fn.node == nil }
+    }
+
+    /// Runs observers `fn(new, old)`, each from its node.
+    func fire(_ observers: [KitObserver], newAt new: Int32, oldAt old: Int32) throws {
+        for o in observers {
+            guard let node = o.fn.node else { continue }
+            o.fn.push(self)
+            guard lua_type(L, -1) == LUA_TFUNCTION else { luashim_pop(L, 1); continue }
+            lua_pushvalue(L, new)
+            lua_pushvalue(L, old)
+            try kitCall(2, 0, from: node)
+        }
+    }
+
+    /// Pushes the binding's current value; false with the error value on top when `get` raised.
+    func readBinding(_ box: BindingBox, at index: Int32) -> Bool {
+        let bi = lua_absindex(L, index)
+        if box.isCustom {
+            lua_getiuservalue(L, bi, 1)
+            return runtime.callKeepingError(0, 1) == LUA_OK
+        }
+        lua_getiuservalue(L, bi, 1)
+        lua_getiuservalue(L, -1, 1)
+        luashim_remove(L, -2)
+        return true
+    }
+
+    /// Writes through the binding at `index`. With `node`, a failing `get`/`set` is reported
+    /// from the node (returns false); without, `KitScriptRaise` is thrown with the error on top.
+    @discardableResult
+    func writeBinding(_ box: BindingBox, at index: Int32, valueAt valueIndex: Int32, from node: Node?) throws -> Bool {
+        let bi = lua_absindex(L, index)
+        let vi = lua_absindex(L, valueIndex)
+        if !box.isCustom {
+            lua_getiuservalue(L, bi, 1)
+            defer { luashim_pop(L, 1) }
+            guard let s = object(at: -1, .state, as: StateBox.self) else { return false }
+            try writeState(s, at: -1, valueAt: vi)
+            return true
+        }
+        let top = lua_gettop(L)
+        func failed() throws -> Bool {
+            guard let node else { throw KitScriptRaise() }
+            try reportFailedCall(from: node)
+            lua_settop(L, top)
+            return false
+        }
+        let observers = box.observers.filter { $0.fn.node != nil }
+        box.observers = observers
+        var old: Int32 = 0
+        if !observers.isEmpty {
+            guard readBinding(box, at: bi) else { return try failed() }
+            old = lua_gettop(L)
+        }
+        lua_getiuservalue(L, bi, 2)
+        lua_pushvalue(L, vi)
+        guard runtime.callKeepingError(1, 0) == LUA_OK else { return try failed() }
+        if !observers.isEmpty {
+            guard readBinding(box, at: bi) else { return try failed() }
+            let new = lua_gettop(L)
+            if lua_rawequal(L, old, new) == 0 {
+                try fire(observers, newAt: new, oldAt: old)
+            }
+        }
+        lua_settop(L, top)
+        return true
+    }
+}
+
+extension ObjectKind {
+    /// `State(initial)` boxes.
+    static var state: ObjectKind { .init(rawValue: ObjectKind.firstExtensionValue) }
+    /// `Binding(...)` boxes.
+    static var binding: ObjectKind { .init(rawValue: ObjectKind.firstExtensionValue + 1) }
+}

@@ -1,0 +1,194 @@
+import CLua
+import CLuaShim
+import ResponderEngine
+
+/// Boxes an outcome for Lua.
+final class OutcomeBox {
+    let outcome: Outcome
+    init(_ outcome: Outcome) { self.outcome = outcome }
+}
+
+/// `node:trigger`, `node:report`, `mount`, `tap` and what they return (SPEC §2.3, §2.8).
+package enum DispatchBinding {
+    @inline(__always)
+    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
+
+    /// Turns a Swift error from the engine into a raised Lua error (LUASHIM_RAISE).
+    package static func raise(_ m: ModuleState, _ error: Error) -> Int32 {
+        if m.runtime.control.pointee.abortPending != 0 && m.world.actionDepth == 0 {
+            // a strict violation unwound through Lua code: raise it once more, catchably
+            lua_getfield(m.L, luashim_registryindex(), "responder.abortMessage")
+            luashim_set_abort(m.L, 0)
+            return LUASHIM_RAISE
+        }
+        if m.pendingErrorSet {
+            m.pushPendingError()
+            return LUASHIM_RAISE
+        }
+        switch error {
+        case let strict as StrictViolation:
+            return raiseStrict(m, strict.violation)
+        case EngineError.aborted:
+            if let v = m.world.pendingAbort { return raiseStrict(m, v) }
+            return m.fail("dispatch aborted")
+        case let e as EngineError:
+            return m.fail(e.description)
+        case let e as LuaCallError:
+            return e.raise(m)
+        default:
+            return m.fail("\(error)")
+        }
+    }
+
+    /// Raises a strict violation. Inside an outer action (a responder's nested call) the count
+    /// hook keeps raising it at every instruction until the outermost call ends, so no `pcall`
+    /// inside a responder can swallow it; the outermost call raises it once, catchably.
+    static func raiseStrict(_ m: ModuleState, _ v: Violation) -> Int32 {
+        let place = v.location.map { "\($0.file):\($0.line): " } ?? m.runtime.whereString()
+        let message = "\(place)\(v.message)"
+        if m.world.actionDepth > 0 {
+            m.runtime.pushString(message)
+            luashim_set_abort(m.L, 1)
+        } else {
+            luashim_set_abort(m.L, 0)
+        }
+        return m.runtime.raise(message)
+    }
+
+    /// Pushes the outcome (and prints the trace with `--trace` for top-level actions).
+    static func finish(_ m: ModuleState, _ outcome: Outcome?) -> Int32 {
+        guard let outcome else { lua_pushnil(m.L); return 1 }
+        if m.options.trace && m.world.actionDepth == 0 {
+            Console.error(outcome.trace.description + "\n")
+        }
+        m.pushFresh(OutcomeBox(outcome), .outcome)
+        return 1
+    }
+
+    static func dispatch(_ L: OpaquePointer?, _ fname: String, _ kind: ValueKind) -> Int32 {
+        let m = state(L)
+        guard let node = m.node(at: 1) else { return m.argError(0, fname, "node", 1) }
+        guard let value = m.value(at: 2), value.kind == kind else {
+            return m.argError(1, fname, kind == .event ? "event" : "error", 2)
+        }
+        let location: SourceLocation? = nil  // computed only if a violation needs it (World.locationProvider)
+        do {
+            let outcome = kind == .event
+                ? try m.world.trigger(value, from: node, location: location)
+                : try m.world.report(value, from: node, location: location)
+            return finish(m, outcome)
+        } catch {
+            return raise(m, error)
+        }
+    }
+
+    static let trigger: LuaSwiftFunction = { L in dispatch(L, "trigger", .event) }
+    static let report: LuaSwiftFunction = { L in dispatch(L, "report", .error) }
+
+    static let mount: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let root = m.node(at: 1) else { return m.argError(1, "mount", "node", 1) }
+        do {
+            try m.world.mount(root)
+        } catch {
+            return raise(m, error)
+        }
+        // keep the mounted tree reachable for Lua's collector
+        m.push(root)
+        lua_setfield(L, luashim_registryindex(), "responder.mounted")
+        lua_settop(L, 1)
+        return 1
+    }
+
+    static let tap: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let node = m.node(at: 1) else { return m.argError(1, "tap", "node", 1) }
+        var count = 1
+        if !luashim_isnoneornil(L, 2) {
+            var ok: Int32 = 0
+            let n = luashim_tointeger(L, 2, &ok)
+            guard ok != 0, n >= 1 else { return m.argError(2, "tap", "tap count (positive integer)", 2) }
+            count = Int(n)
+        }
+        do {
+            return finish(m, try m.world.tap(node, count: count, location: m.location()))
+        } catch {
+            return raise(m, error)
+        }
+    }
+
+    // MARK: - outcome
+
+    static let outcomeIndex: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let box = m.object(at: 1, .outcome, as: OutcomeBox.self), let key = m.runtime.string(at: 2) else {
+            if let kind = m.finalizedKind(at: 1) { return m.finalizedError(kind) }
+            lua_pushnil(L)
+            return 1
+        }
+        let o = box.outcome
+        switch key {
+        case "handled": lua_pushboolean(L, o.handled ? 1 : 0)
+        case "by": m.push(o.by)
+        case "responder": if let r = o.responder { m.runtime.pushString(r) } else { lua_pushnil(L) }
+        case "value": m.push(o.value)
+        case "trace": m.push(o.trace, .trace)
+        default: lua_pushnil(L)
+        }
+        return 1
+    }
+
+    static let outcomeToString: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let o = m.object(at: 1, .outcome, as: OutcomeBox.self)?.outcome else {
+            m.pushPlaceholderName(at: 1, .outcome)
+            return 1
+        }
+        if o.handled {
+            m.runtime.pushString("handled \(o.value) by \(o.by?.description ?? "?") (\(o.responder ?? "?"))")
+        } else {
+            m.runtime.pushString("unhandled \(o.value)")
+        }
+        return 1
+    }
+
+    // MARK: - context
+
+    static let contextIndex: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let box = m.object(at: 1, .context, as: ContextBox.self), let key = m.runtime.string(at: 2) else {
+            if let kind = m.finalizedKind(at: 1) { return m.finalizedError(kind) }
+            lua_pushnil(L)
+            return 1
+        }
+        let c = box
+        switch key {
+        case "node": m.push(c.node)
+        case "origin": m.push(c.origin)
+        case "path":
+            m.push(c.path)
+        default: lua_pushnil(L)
+        }
+        return 1
+    }
+
+    static let contextToString: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let c = m.object(at: 1, .context, as: ContextBox.self) else {
+            m.pushPlaceholderName(at: 1, .context)
+            return 1
+        }
+        m.runtime.pushString("ctx(node: \(c.node), origin: \(c.origin))")
+        return 1
+    }
+}
+
+/// A Lua function called by an engine closure (tap action, subscriber…) raised: the error value
+/// is kept in the registry and raised again from the outermost Swift function.
+package struct LuaCallError: Error {
+    package init() {}
+    func raise(_ m: ModuleState) -> Int32 {
+        m.pushPendingError()
+        return LUASHIM_RAISE
+    }
+}

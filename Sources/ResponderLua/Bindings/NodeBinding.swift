@@ -1,0 +1,207 @@
+import CLua
+import CLuaShim
+import ResponderEngine
+
+/// `View "Name" { … }` and the node's fields and tree methods (SPEC §2.2).
+package enum NodeBinding {
+    @inline(__always)
+    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
+
+    /// Node kinds with constructor behaviour, kept in `Node.host`.
+    enum Kind: Int { case view = 0, eventButton = 1 }
+
+    /// `View "Name"` (a node; call it with a table to add children, `id` and props).
+    static let view: LuaSwiftFunction = { L in make(L, "View", .view) }
+    /// `EventButton "Title" { event = E{…} | fn }`.
+    static let eventButton: LuaSwiftFunction = { L in make(L, "EventButton", .eventButton) }
+
+    static func make(_ L: OpaquePointer?, _ fname: String, _ kind: Kind) -> Int32 {
+        let m = state(L)
+        let node: Node
+        switch lua_type(L, 1) {
+        case LUA_TSTRING:
+            let text = m.runtime.string(at: 1)!
+            node = Node(name: kind == .view ? text : fname)
+            if kind != .view {
+                m.pushNodeTable(node, NodeSlot.props)
+                m.runtime.pushString(text)
+                lua_setfield(L, -2, "title")
+                luashim_pop(L, 1)
+            }
+        case LUA_TTABLE:
+            node = Node(name: fname)
+        default:
+            return m.argError(1, fname, "name (string)", 1)
+        }
+        node.host = kind.rawValue
+        m.push(node)
+        if lua_type(L, 1) == LUA_TTABLE {
+            lua_pushvalue(L, 1)
+            return configure(m, node, lua_gettop(L) - 1, lua_gettop(L))
+        }
+        return 1
+    }
+
+    /// `node { children…, id = "x", key = value }` → the node.
+    static let call: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let node = m.node(at: 1) else { return m.argError(0, "call", "node", 1) }
+        guard lua_type(L, 2) == LUA_TTABLE else { return m.argError(1, node.name, "table", 2) }
+        return configure(m, node, 1, 2)
+    }
+
+    package static func configure(_ m: ModuleState, _ node: Node, _ nodeIndex: Int32, _ t: Int32) -> Int32 {
+        let L = m.L
+        // children first, in order
+        let n = Int(lua_rawlen(L, t))
+        if n > 0 {
+            for i in 1...n {
+                lua_rawgeti(L, t, lua_Integer(i))
+                guard let child = m.node(at: -1) else {
+                    return m.fail("bad child #\(i) in \(node.name) { … } (node expected, got \(m.kindName(at: -1)))")
+                }
+                luashim_pop(L, 1)
+                if let failure = attach(m, child, to: node, at: nil) { return failure }
+            }
+        }
+        lua_pushnil(L)
+        while lua_next(L, t) != 0 {
+            if lua_type(L, -2) == LUA_TNUMBER, lua_isinteger(L, -2) != 0 {
+                let k = luashim_tointeger(L, -2, nil)
+                if k >= 1 && k <= n { luashim_pop(L, 1); continue }
+            }
+            if lua_type(L, -2) == LUA_TSTRING, let key = m.runtime.string(at: -2) {
+                if key == "id" {
+                    guard lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER else {
+                        return m.fail("bad field 'id' in \(node.name) { … } (string expected, got \(m.kindName(at: -1)))")
+                    }
+                    node.id = m.runtime.string(at: -1)
+                    luashim_pop(L, 1)
+                    continue
+                }
+                if key == "event", node.host == Kind.eventButton.rawValue {
+                    if let failure = TapBinding.setButtonEvent(m, node, at: -1) { return failure }
+                    luashim_pop(L, 1)
+                    continue
+                }
+            }
+            // a prop
+            m.pushNodeTable(node, NodeSlot.props)
+            lua_pushvalue(L, -3)
+            lua_pushvalue(L, -3)
+            lua_rawset(L, -3)
+            luashim_pop(L, 2)
+        }
+        lua_pushvalue(L, nodeIndex)
+        return 1
+    }
+
+    /// Moves `child` under `parent` in the engine and in the userdata mirror.
+    static func attach(_ m: ModuleState, _ child: Node, to parent: Node, at position: Int?) -> Int32? {
+        if child === parent || (!child.children.isEmpty && parent.isDescendant(of: child)) {
+            return m.fail("cannot add \(child) to \(parent): would create a cycle")
+        }
+        m.mirrorUnlink(child)
+        do {
+            try parent.add(child, at: position)
+        } catch {
+            m.mirrorLink(child, under: child.parent ?? parent)
+            return DispatchBinding.raise(m, error)
+        }
+        m.mirrorLink(child, under: parent)
+        return nil
+    }
+
+    static let add: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let parent = m.node(at: 1) else { return m.argError(0, "add", "node", 1) }
+        guard let child = m.node(at: 2) else { return m.argError(1, "add", "node", 2) }
+        var position: Int?
+        if !luashim_isnoneornil(L, 3) {
+            var ok: Int32 = 0
+            let p = luashim_tointeger(L, 3, &ok)
+            guard ok != 0, p >= 1, p <= parent.children.count + 1 else {
+                return m.argError(2, "add", "position (1..\(parent.children.count + 1))", 3)
+            }
+            position = Int(p) - 1
+        }
+        if let failure = attach(m, child, to: parent, at: position) { return failure }
+        lua_settop(L, 1)
+        return 1
+    }
+
+    static let remove: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let node = m.node(at: 1) else { return m.argError(0, "remove", "node", 1) }
+        m.mirrorUnlink(node)
+        node.remove()
+        lua_settop(L, 1)
+        return 1
+    }
+
+    static let find: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let node = m.node(at: 1) else { return m.argError(0, "find", "node", 1) }
+        guard lua_type(L, 2) == LUA_TSTRING, let sel = m.runtime.string(at: 2) else {
+            return m.argError(1, "find", "selector (string)", 2)
+        }
+        m.push(node.find(sel))
+        return 1
+    }
+
+    static let findAll: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let node = m.node(at: 1) else { return m.argError(0, "findAll", "node", 1) }
+        guard lua_type(L, 2) == LUA_TSTRING, let sel = m.runtime.string(at: 2) else {
+            return m.argError(1, "findAll", "selector (string)", 2)
+        }
+        m.push(node.findAll(sel))
+        return 1
+    }
+
+    static let path: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let node = m.node(at: 1) else { return m.argError(0, "path", "node", 1) }
+        m.runtime.pushString(node.path())
+        return 1
+    }
+
+    static let get: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let node = m.node(at: 1), lua_type(L, 2) == LUA_TSTRING, let key = m.runtime.string(at: 2) else {
+            if let kind = m.finalizedKind(at: 1) { return m.finalizedError(kind) }
+            lua_pushnil(L)
+            return 1
+        }
+        switch key {
+        case "name": m.runtime.pushString(node.name)
+        case "id": if let id = node.id { m.runtime.pushString(id) } else { lua_pushnil(L) }
+        case "parent": m.push(node.parent)
+        case "children":
+            m.push(node.children)
+        case "props": m.pushNodeTable(node, NodeSlot.props)
+        case "mounted": lua_pushboolean(L, node.isMounted ? 1 : 0)
+        default:
+            if m.moduleExtension?.pushProperty(m, node, key) != true && !ResponderModule.lazyMethod(m, key) {
+                lua_pushnil(L)
+            }
+        }
+        return 1
+    }
+
+    static let newindex: LuaSwiftFunction = { L in
+        let m = state(L)
+        let key = m.runtime.string(at: 2) ?? "?"
+        return m.fail("cannot assign field '\(key)' of a node (use node.props.\(key) for your own data)")
+    }
+
+    static let tostring: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let node = m.node(at: 1) else {
+            m.pushPlaceholderName(at: 1, .node)
+            return 1
+        }
+        m.runtime.pushString(node.description)
+        return 1
+    }
+}

@@ -1,0 +1,117 @@
+import CLua
+import CLuaShim
+import ResponderEngine
+
+/// A parsed tap action, or the raised status of a bad argument.
+enum ActionOrFailure {
+    case success(TapAction.Action)
+    case failure(Int32)
+}
+
+/// `EventButton`, `node:onTapGesture` and the actions `tap` performs (SPEC §2.7).
+package enum TapBinding {
+    @inline(__always)
+    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
+
+    /// The action for an `event = E{…}` or `trigger = fn` field at `index`; nil plus a raised
+    /// error status when the field has the wrong kind.
+    static func triggerAction(_ m: ModuleState, _ node: Node, at index: Int32, field: String,
+                              owner: String) -> ActionOrFailure {
+        if let v = m.value(at: index) {
+            guard v.kind == .event else {
+                return .failure(m.fail("bad field '\(field)' in \(owner) (event or function expected, got error)"))
+            }
+            return .success(TapAction.Action.trigger(v))
+        }
+        guard lua_type(m.L, index) == LUA_TFUNCTION else {
+            return .failure(m.fail("bad field '\(field)' in \(owner) (event or function expected, got \(m.kindName(at: index)))"))
+        }
+        let slot = FunctionSlot(m, node: node, functionAt: index)
+        // [unowned(unsafe) m]: tap actions run only in this state's `tap` (proof at `ModuleState`)
+        return .success(TapAction.Action.triggerProduced { [unowned(unsafe) m] in
+            try m.callProducer(slot, owner: owner)
+        })
+    }
+
+    static func setButtonEvent(_ m: ModuleState, _ node: Node, at index: Int32) -> Int32? {
+        switch triggerAction(m, node, at: index, field: "event", owner: "EventButton") {
+        case .failure(let status): return status
+        case .success(let action):
+            node.removeTapActions()
+            node.onTapGesture(count: 1, action: action)
+            return nil
+        }
+    }
+
+    /// `node:onTapGesture(fn)` or `node:onTapGesture { trigger = E{…} | fn, perform = fn, count = n }`.
+    static let onTapGesture: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let node = m.node(at: 1) else { return m.argError(0, "onTapGesture", "node", 1) }
+        if lua_type(L, 2) == LUA_TFUNCTION {
+            node.onTapGesture(count: 1, action: performAction(m, node, at: 2))
+            lua_settop(L, 1)
+            return 1
+        }
+        guard lua_type(L, 2) == LUA_TTABLE else {
+            return m.argError(1, "onTapGesture", "function or table", 2)
+        }
+        var count = 1
+        if lua_getfield(L, 2, "count") != LUA_TNIL {
+            var ok: Int32 = 0
+            let n = luashim_tointeger(L, -1, &ok)
+            guard ok != 0, n >= 1 else { return m.fail("bad field 'count' in onTapGesture (positive integer expected)") }
+            count = Int(n)
+        }
+        luashim_pop(L, 1)
+        if lua_getfield(L, 2, "trigger") != LUA_TNIL {
+            switch triggerAction(m, node, at: -1, field: "trigger", owner: "onTapGesture") {
+            case .failure(let status): return status
+            case .success(let action): node.onTapGesture(count: count, action: action)
+            }
+        } else if lua_getfield(L, 2, "perform") == LUA_TFUNCTION {
+            node.onTapGesture(count: count, action: performAction(m, node, at: -1))
+        } else {
+            return m.fail("bad argument #1 to 'onTapGesture' (table needs 'trigger' (event or function) or 'perform' (function))")
+        }
+        lua_settop(L, 1)
+        return 1
+    }
+
+    /// A tap action that runs a Lua function; an error it raises is reported from the node.
+    package static func performAction(_ m: ModuleState, _ node: Node, at index: Int32) -> TapAction.Action {
+        let slot = FunctionSlot(m, node: node, functionAt: index)
+        // [unowned(unsafe) m]: tap actions run only in this state's `tap` (proof at `ModuleState`)
+        return .perform { [unowned(unsafe) m] in
+            try m.callAction(slot)
+        }
+    }
+}
+
+extension ModuleState {
+    /// Calls a tap producer; it must return an event.
+    func callProducer(_ slot: FunctionSlot, owner: String) throws -> Value {
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        pushFunction(slot.node, slot.slot)
+        if runtime.callKeepingError(0, 1) != LUA_OK {
+            setPendingError()
+            throw LuaCallError()
+        }
+        guard let v = value(at: -1), v.kind == .event else {
+            runtime.pushString("\(runtime.whereString())\(owner) event function returned \(kindName(at: -1)) (an event expected)")
+            setPendingError()
+            throw LuaCallError()
+        }
+        return v
+    }
+
+    /// Calls a tap perform function; its errors are reported from the node as `LuaError`s.
+    func callAction(_ slot: FunctionSlot) throws {
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        pushFunction(slot.node, slot.slot)
+        if runtime.callKeepingError(0, 0) != LUA_OK {
+            try reportFailedCall(from: slot.node, countingInterrupt: false)
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import CLua
+import CLuaShim
+import ResponderEngine
+
+/// Event and error values in Lua: immutable, fields readable, printed `Name{k=v}` (SPEC §2.1).
+///
+/// A value is a userdata whose user values hold its fields, its type and its cause; reading it
+/// needs no Swift object (see `ModuleState.value(at:)` for when one is made).
+package enum ValueBinding {
+    @inline(__always)
+    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
+
+    /// The type of the value userdata at `index`, or nil. (Lifetime: the value's user value 2
+    /// keeps the type's userdata, which retains the type; see `ModuleState.pushNewValue`.)
+    static func type(_ m: ModuleState, at index: Int32) -> ValueType? {
+        guard let cell = luashim_to_value(m.L, index, m.metatable(.value)) else { return nil }
+        return Unmanaged<ValueType>.fromOpaque(luashim_value_type(cell)!).takeUnretainedValue()
+    }
+
+    static let index: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let type = type(m, at: 1) else { lua_pushnil(L); return 1 }
+        if lua_type(L, 2) == LUA_TSTRING, let key = m.runtime.string(at: 2) {
+            switch key {
+            case "type": lua_getiuservalue(L, 1, 2); return 1
+            case "name": m.runtime.pushString(type.name); return 1
+            case "cause": lua_getiuservalue(L, 1, 3); return 1
+            case "kind": m.runtime.pushString(type.kind.rawValue); return 1
+            default: break
+            }
+        }
+        lua_getiuservalue(L, 1, 1)
+        lua_pushvalue(L, 2)
+        lua_rawget(L, -2)
+        return 1
+    }
+
+    static let newindex: LuaSwiftFunction = { L in
+        let m = state(L)
+        let key = m.runtime.string(at: 2) ?? "?"
+        let how = type(m, at: 1)?.kind == .error ? "transformError" : "transformEvent"
+        return m.fail("cannot assign field '\(key)' of \(describe(m, at: 1)): values are immutable (use \(how) to pass on a new value)")
+    }
+
+    /// `Name{k=v, …}` of the value userdata at `index`.
+    static func describe(_ m: ModuleState, at index: Int32) -> String {
+        guard let type = type(m, at: index) else { return "value" }
+        let L = m.L
+        lua_getiuservalue(L, index, 1)
+        defer { luashim_pop(L, 1) }
+        guard lua_type(L, -1) == LUA_TTABLE else { return "\(type.name){}" }
+        let hidden: Set<String> = type === m.luaErrorType ? ["traceback"] : []
+        return "\(type.name){\(LuaPayload.describeFields(L, lua_gettop(L), hiddenKeys: hidden))}"
+    }
+
+    static let tostring: LuaSwiftFunction = { L in
+        let m = state(L)
+        m.runtime.pushString(describe(m, at: 1))
+        return 1
+    }
+
+    /// `pairs(value)` iterates its fields.
+    static let pairs: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard type(m, at: 1) != nil else { return m.fail("bad value") }
+        lua_getglobal(L, "next")
+        lua_getiuservalue(L, 1, 1)
+        lua_pushnil(L)
+        return 3
+    }
+
+    /// Makes a `LuaError` value for a runtime error raised inside a responder.
+    package static func luaError(_ m: ModuleState, message: String, traceback: String?, node: Node?) -> Value {
+        let L = m.L
+        luashim_newtable(L)
+        m.runtime.pushString(message)
+        lua_setfield(L, -2, "message")
+        if let traceback {
+            m.runtime.pushString(traceback)
+            lua_setfield(L, -2, "traceback")
+        }
+        if let node {
+            m.push(node)
+            lua_setfield(L, -2, "node")
+        }
+        m.pushNewValue(m.luaErrorType)
+        let value = m.value(at: -1)!
+        luashim_pop(L, 1)
+        return value
+    }
+}

@@ -1,0 +1,30 @@
+import ResponderEngine
+
+/// The one hook through which a library extends the `responder` module: the pattern kit
+/// (`ResponderKit`) plugs in here, so the module never names the kit.
+///
+/// Everything an extension adds is created on first use, as the module's own names are
+/// (`ResponderModule.lazyName`), so an extension costs nothing at state creation and nothing on
+/// the dispatch path. A state has at most one extension, given to
+/// `ResponderModule.install(into:options:extension:)`.
+package protocol ModuleExtension: Sendable {
+    /// Swift functions added to the module table (and the globals), by name.
+    var functions: [String: LuaSwiftFunction] { get }
+    /// Swift methods added to every node, by name.
+    var methods: [String: LuaSwiftFunction] { get }
+    /// Module functions (also globals) that `pushLuaFunction` provides.
+    var luaFunctionNames: [String] { get }
+    /// Node methods that `pushLuaFunction` provides.
+    var luaMethodNames: [String] { get }
+
+    /// Called once, when the module is installed into a state.
+    func install(_ m: ModuleState)
+
+    /// Pushes the function `name` (kind "f" for a module function, "m" for a node method) and
+    /// returns true; on failure pushes a message and returns false.
+    func pushLuaFunction(_ m: ModuleState, _ kind: String, _ name: String) -> Bool
+
+    /// Pushes the node field `key` the extension defines (`node.on`, `control.value`, …) and
+    /// returns true, or pushes nothing and returns false.
+    func pushProperty(_ m: ModuleState, _ node: Node, _ key: String) -> Bool
+}

@@ -1,0 +1,306 @@
+import CLua
+import CLuaShim
+import ResponderEngine
+
+/// Shared liveness flag: Swift objects that outlive the state (released after `lua_close`)
+/// check it before touching Lua.
+package final class StateHandle {
+    package var L: OpaquePointer?
+    init(_ L: OpaquePointer) { self.L = L }
+}
+
+/// The kinds of Swift objects that live in Lua as userdata, each with its own metatable
+/// (`makeMetatable`). The module's own kinds are below; an extension numbers its kinds from
+/// `firstExtensionValue` on.
+package struct ObjectKind: Hashable, Sendable {
+    package let rawValue: Int
+    @inline(__always) package init(rawValue: Int) { self.rawValue = rawValue }
+
+    package static var node: ObjectKind { .init(rawValue: 0) }
+    package static var value: ObjectKind { .init(rawValue: 1) }
+    package static var type: ObjectKind { .init(rawValue: 2) }
+    package static var outcome: ObjectKind { .init(rawValue: 3) }
+    package static var trace: ObjectKind { .init(rawValue: 4) }
+    package static var publisher: ObjectKind { .init(rawValue: 5) }
+    package static var context: ObjectKind { .init(rawValue: 6) }
+    /// The first raw value free for an extension's kinds.
+    package static let firstExtensionValue = 7
+
+    /// How messages name the module's own kinds, by raw value (an extension names its kinds
+    /// when it makes their metatables).
+    static let coreLabels = ["node", "value", "type", "outcome", "trace", "publisher", "context"]
+}
+
+/// Everything the `responder` module keeps per Lua state: the engine world, metatables,
+/// identity caches and the built-in types.
+///
+/// Lifetime proof for the `unowned(unsafe)` captures of a module state (`[unowned(unsafe) m]` in
+/// world hooks, responder bodies, tap actions and subscribers): the runtime owns the module state
+/// and closes the Lua state in its `deinit` before releasing it, so every node Lua holds is
+/// released first; the world (and its hooks) is owned by the module state; and engine closures
+/// stored on nodes run only inside world actions started by this state's bindings, which reach
+/// the module state through the live runtime. Test: `stateClosingWithStoredCallbacksAndAGcThatDispatches`
+/// in Tests/ResponderCLITests/TreeSafetyTests.swift.
+package final class ModuleState {
+    /// Lifetime proof: the runtime owns this module state (`LuaRuntime.moduleState`).
+    package unowned(unsafe) let runtime: LuaRuntime
+    /// The running thread: the main state, or a task coroutine while `AsyncResume` runs it.
+    @exclusivity(unchecked) package var L: OpaquePointer
+    package let world: World
+    package let handle: StateHandle
+    var options: ScenarioOptions
+    /// Registry references of the metatables, indexed by `ObjectKind.rawValue`.
+    var metatables: [Int32] = []
+    /// How `bad argument` messages name each kind, indexed like `metatables`.
+    var kindLabels: [String] = []
+    /// The extension plugged into the module (the pattern kit), if any.
+    package let moduleExtension: (any ModuleExtension)?
+    /// Registry reference of the weak-valued identity cache (lightuserdata → userdata).
+    var cacheRef: Int32 = LUA_NOREF
+    /// Registry reference of the node methods table.
+    var methodsRef: Int32 = LUA_NOREF
+    /// Built-in `LuaError` type.
+    let luaErrorType = ValueType(name: "LuaError", kind: .error)
+    /// Built-in cancellation error type.
+    package let cancellationErrorType = ValueType(name: "CancellationError", kind: .error)
+    /// A limit error is unwinding through dispatches (kept in the registry).
+    package var pendingErrorSet = false
+
+    init(runtime: LuaRuntime, options: ScenarioOptions, extension ext: (any ModuleExtension)?) {
+        self.runtime = runtime
+        self.moduleExtension = ext
+        self.L = runtime.L
+        self.handle = StateHandle(runtime.L)
+        self.options = options
+        self.world = World()
+    }
+
+    // MARK: - threads
+
+    /// The module state of the Lua thread `L` that called a binding: bindings work on `self.L`,
+    /// so it follows the calling thread (a coroutine calls bindings on its own stack).
+    @inline(__always)
+    package static func enter(_ L: OpaquePointer?) -> ModuleState {
+        let m = LuaRuntime.of(L).moduleState!
+        if let L, m.L != L { m.switchTo(L) }
+        return m
+    }
+
+    /// Points the bindings at another Lua thread.
+    func switchTo(_ thread: OpaquePointer) {
+        L = thread
+        runtime.L = thread
+        if handle.L != nil { handle.L = thread }  // nil: the state is closing
+    }
+
+    // MARK: - objects
+
+    @inline(__always)
+    package func metatable(_ kind: ObjectKind) -> Int32 { metatables[kind.rawValue] }
+
+    /// Pushes the userdata for `object`, reusing the cached one so identity holds in Lua.
+    ///
+    /// Lifetime proof: the userdata owns one retain of its object (`passRetained`), given back by
+    /// its `__gc`, which also clears the pointer (a resurrected userdata is then "finalized", see
+    /// `finalizedKind`); the identity cache is keyed by the object's address and has weak values,
+    /// so an entry exists only while its userdata (and so the object) is alive.
+    /// Test: "objects a __gc metamethod resurrects" in scripts/tests/safety/lifetimes_spec.lua.
+    package func push(_ object: AnyObject, _ kind: ObjectKind, uservalues: Int32 = 0) {
+        let key = Unmanaged.passUnretained(object).toOpaque()
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(cacheRef))
+        if lua_rawgetp(L, -1, key) != LUA_TNIL {
+            luashim_remove(L, -2)
+            return
+        }
+        luashim_pop(L, 1)
+        luashim_push_object(L, Unmanaged.passRetained(object).toOpaque(), metatable(kind), uservalues)
+        lua_pushvalue(L, -1)
+        lua_rawsetp(L, -3, key)
+        luashim_remove(L, -2)
+    }
+
+    /// Pushes a fresh userdata for `object` without caching (outcomes, contexts).
+    func pushFresh(_ object: AnyObject, _ kind: ObjectKind) {
+        luashim_push_object(L, Unmanaged.passRetained(object).toOpaque(), metatable(kind), 0)
+    }
+
+    /// Pushes the cached userdata of `object` if it exists; returns false otherwise (nothing pushed).
+    package func pushIfCached(_ object: AnyObject) -> Bool {
+        let key = Unmanaged.passUnretained(object).toOpaque()
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(cacheRef))
+        if lua_rawgetp(L, -1, key) != LUA_TNIL {
+            luashim_remove(L, -2)
+            return true
+        }
+        luashim_pop(L, 2)
+        return false
+    }
+
+    /// The object held by the userdata at `index` when it is of `kind` (the userdata retains it,
+    /// see ``push(_:_:uservalues:)``; nil once its finalizer ran).
+    @inline(__always)
+    package func object<T: AnyObject>(at index: Int32, _ kind: ObjectKind, as: T.Type) -> T? {
+        guard let p = luashim_to_object(L, index, metatable(kind)) else { return nil }
+        return Unmanaged<T>.fromOpaque(p).takeUnretainedValue()
+    }
+
+    package func node(at index: Int32) -> Node? { object(at: index, .node, as: Node.self) }
+    /// The Swift value for the value userdata at `index` (made on first need, then reused while
+    /// it lives), or nil when `index` holds no value.
+    package func value(at index: Int32) -> Value? {
+        guard let cell = luashim_to_value(L, index, metatable(.value)) else { return nil }
+        // Lifetime proof for `live`: see `LuaPayload` (the value's own payload clears it).
+        if let live = cell.pointee.live { return Unmanaged<Value>.fromOpaque(live).takeUnretainedValue() }
+        let type = Unmanaged<ValueType>.fromOpaque(luashim_value_type(cell)!).takeUnretainedValue()
+        let idx = lua_absindex(L, index)
+        var cause: Value?
+        if lua_getiuservalue(L, idx, 3) == LUA_TUSERDATA { cause = value(at: -1) }
+        luashim_pop(L, 1)
+        lua_pushvalue(L, idx)
+        let payload = LuaPayload(handle: handle, popping: L, hiddenKeys: type === luaErrorType ? ["traceback"] : [])
+        let value = Value(type: type, payload: payload, cause: cause)
+        cell.pointee.live = Unmanaged.passUnretained(value).toOpaque()
+        return value
+    }
+
+    /// Whether `index` holds a value userdata, and its kind (no Swift value is made).
+    func valueKind(at index: Int32) -> ValueKind? {
+        guard let cell = luashim_to_value(L, index, metatable(.value)) else { return nil }
+        return Unmanaged<ValueType>.fromOpaque(luashim_value_type(cell)!).takeUnretainedValue().kind
+    }
+
+    /// Pushes a new value userdata of `type` whose fields are the table on top of the stack
+    /// (popped).
+    ///
+    /// The value's cell refers to the block of the type's userdata, which its user value 2 keeps
+    /// alive; the Swift type is read through that block, so a value resurrected by a `__gc`
+    /// metamethod after its type's finalizer ran is no longer taken for a value (see
+    /// `luashim_to_value`) instead of reading a released type.
+    func pushNewValue(_ type: ValueType, typeAt typeIndex: Int32? = nil) {
+        let fields = lua_gettop(L)
+        if let typeIndex { lua_pushvalue(L, typeIndex) } else { push(type) }
+        _ = luashim_new_value(L, lua_touserdata(L, fields + 1), metatable(.value))
+        lua_pushvalue(L, fields)
+        lua_setiuservalue(L, -2, 1)
+        lua_pushvalue(L, fields + 1)
+        lua_setiuservalue(L, -2, 2)
+        luashim_replace(L, fields)
+        luashim_pop(L, 1)
+    }
+    func valueType(at index: Int32) -> ValueType? { object(at: index, .type, as: ValueType.self) }
+
+    /// Pushes a node (or nil).
+    package func push(_ node: Node?) {
+        guard let node else { lua_pushnil(L); return }
+        push(node, .node, uservalues: NodeSlot.count)
+    }
+
+    /// Pushes a new Lua list (a sequence table) of `nodes`, in order.
+    package func push(_ nodes: [Node]) {
+        lua_createtable(L, Int32(nodes.count), 0)
+        for (i, n) in nodes.enumerated() {
+            push(n)
+            lua_rawseti(L, -2, lua_Integer(i + 1))
+        }
+    }
+
+    /// Pushes a value (or nil): its own userdata, with the cause the engine gave it.
+    func push(_ value: Value?) {
+        guard let value else { lua_pushnil(L); return }
+        if let payload = value.payload as? LuaPayload {
+            payload.pushUserdata(L)
+        } else {
+            // a value made by the engine itself: give it a userdata of its own fields
+            luashim_newtable(L)
+            if let fields = value.payload as? FieldsPayload {
+                for (k, v) in fields.strings { runtime.pushString(v); lua_setfield(L, -2, k) }
+            }
+            pushNewValue(value.type)
+        }
+        if let cause = value.cause {
+            push(cause)
+            lua_setiuservalue(L, -2, 3)
+        }
+    }
+
+    /// Pushes a type.
+    func push(_ type: ValueType) { push(type, .type) }
+
+    // MARK: - describing arguments
+
+    /// How an argument is named in `bad argument` messages: `event`, `error type`, `node`, `string`…
+    package func kindName(at index: Int32) -> String {
+        if lua_type(L, index) == LUA_TUSERDATA {
+            if let v = value(at: index) { return v.kind == .event ? "event" : "error" }
+            if let t = valueType(at: index) { return t.kind == .event ? "event type" : "error type" }
+            for (i, ref) in metatables.enumerated() where ref != LUA_NOREF && luashim_to_object(L, index, ref) != nil {
+                return kindLabels[i]
+            }
+            if let kind = finalizedKind(at: index) { return "finalized \(label(kind))" }
+        }
+        return String(cString: luashim_typename_at(L, index))
+    }
+
+    /// The kind of the userdata at `index` when it is one of ours whose finalizer already ran
+    /// (a `__gc` metamethod resurrected it): its Swift object is gone.
+    func finalizedKind(at index: Int32) -> ObjectKind? {
+        guard let block = lua_touserdata(L, index), lua_getmetatable(L, index) != 0 else { return nil }
+        defer { luashim_pop(L, 1) }
+        for raw in metatables.indices where metatables[raw] != LUA_NOREF {
+            let kind = ObjectKind(rawValue: raw)
+            lua_rawgeti(L, luashim_registryindex(), lua_Integer(metatable(kind)))
+            let same = lua_rawequal(L, -1, -2) != 0
+            luashim_pop(L, 1)
+            guard same else { continue }
+            if kind == .value {
+                let cell = block.assumingMemoryBound(to: luashim_value_cell.self)
+                return luashim_value_type(cell) == nil ? .value : nil
+            }
+            return block.assumingMemoryBound(to: UnsafeMutableRawPointer?.self).pointee == nil ? kind : nil
+        }
+        return nil
+    }
+
+    /// How messages name `kind` (`node`, `State`, …).
+    func label(_ kind: ObjectKind) -> String { kindLabels[kind.rawValue] }
+
+    /// Pushes what `tostring` shows for a userdata of `kind` without its Swift object:
+    /// `finalized KIND` (resurrected by a `__gc` metamethod) or the bare kind.
+    package func pushPlaceholderName(at index: Int32, _ kind: ObjectKind) {
+        runtime.pushString(finalizedKind(at: index) != nil ? "finalized \(label(kind))" : label(kind))
+    }
+
+    /// Raises `KIND used after it was finalized` for a resurrected userdata at `index`.
+    func finalizedError(_ kind: ObjectKind) -> Int32 {
+        let place = location().map { "\($0.file):\($0.line): " } ?? ""
+        return runtime.raise("\(place)\(label(kind)) used after it was finalized (a __gc metamethod kept it)")
+    }
+
+    /// `file:line: bad argument #n to 'name' (expected expected, got …)` and LUASHIM_RAISE.
+    package func argError(_ n: Int, _ name: String, _ expected: String, _ index: Int32) -> Int32 {
+        let got = lua_type(L, index) == LUA_TNONE ? "no value" : kindName(at: index)
+        return runtime.raise("\(runtime.whereString())bad argument #\(n) to '\(name)' (\(expected) expected, got \(got))")
+    }
+
+    /// Raises a located message.
+    package func fail(_ message: String) -> Int32 {
+        runtime.raise("\(runtime.whereString())\(message)")
+    }
+
+    /// The innermost script line on the stack, as an engine location.
+    package func location() -> SourceLocation? {
+        runtime.scriptLocation().map { SourceLocation(file: $0.file, line: $0.line) }
+    }
+}
+
+/// The user-value slots of a node's userdata. They mirror the tree for Lua's collector:
+/// holding any node keeps its whole tree reachable, and closures stored here that capture their
+/// own node form a pure Lua cycle the collector can free.
+package enum NodeSlot {
+    static let parent: Int32 = 1
+    static let firstChild: Int32 = 2
+    static let nextSibling: Int32 = 3
+    package static let props: Int32 = 4
+    package static let functions: Int32 = 5
+    static let count: Int32 = 5
+}

@@ -1,0 +1,137 @@
+import CLua
+import CLuaShim
+import ResponderEngine
+
+/// Keeps the node userdata graph in step with the engine tree, so that Lua's collector sees the
+/// tree: a node's user values hold its parent, its first child and its next sibling.
+extension ModuleState {
+    /// Records `child` under `parent` (both must have userdata; pushes nothing).
+    func mirrorLink(_ child: Node, under parent: Node) {
+        push(parent)
+        let p = lua_gettop(L)
+        push(child)
+        let c = lua_gettop(L)
+        lua_pushvalue(L, p)
+        lua_setiuservalue(L, c, NodeSlot.parent)
+        lua_getiuservalue(L, p, NodeSlot.firstChild)
+        lua_setiuservalue(L, c, NodeSlot.nextSibling)
+        lua_pushvalue(L, c)
+        lua_setiuservalue(L, p, NodeSlot.firstChild)
+        lua_settop(L, p - 1)
+    }
+
+    /// Removes `child` from its mirrored parent's sibling list.
+    func mirrorUnlink(_ child: Node) {
+        guard pushIfCached(child) else { return }
+        let c = lua_gettop(L)
+        if lua_getiuservalue(L, c, NodeSlot.parent) == LUA_TUSERDATA {
+            let p = lua_gettop(L)
+            // walk the sibling list from the parent's first child
+            lua_getiuservalue(L, p, NodeSlot.firstChild)
+            if lua_rawequal(L, -1, c) != 0 {
+                luashim_pop(L, 1)
+                lua_getiuservalue(L, c, NodeSlot.nextSibling)
+                lua_setiuservalue(L, p, NodeSlot.firstChild)
+            } else {
+                while lua_type(L, -1) == LUA_TUSERDATA {
+                    lua_getiuservalue(L, -1, NodeSlot.nextSibling)
+                    if lua_rawequal(L, -1, c) != 0 {
+                        luashim_pop(L, 1)
+                        lua_getiuservalue(L, c, NodeSlot.nextSibling)
+                        lua_setiuservalue(L, -2, NodeSlot.nextSibling)
+                        break
+                    }
+                    luashim_remove(L, -2)
+                }
+                luashim_pop(L, 1)
+            }
+        }
+        lua_pushnil(L)
+        lua_setiuservalue(L, c, NodeSlot.parent)
+        lua_pushnil(L)
+        lua_setiuservalue(L, c, NodeSlot.nextSibling)
+        lua_settop(L, c - 1)
+    }
+
+    /// Pushes the node's table in user value `slot`, creating it when absent.
+    package func pushNodeTable(_ node: Node, _ slot: Int32) {
+        push(node)
+        if lua_getiuservalue(L, -1, slot) != LUA_TTABLE {
+            luashim_pop(L, 1)
+            luashim_newtable(L)
+            lua_pushvalue(L, -1)
+            lua_setiuservalue(L, -3, slot)
+        }
+        luashim_remove(L, -2)
+    }
+
+    /// Stores the function at `index` in the node's function table; returns its slot.
+    package func storeFunction(_ node: Node, at index: Int32) -> Int32 {
+        let idx = lua_absindex(L, index)
+        pushNodeTable(node, NodeSlot.functions)
+        lua_pushvalue(L, idx)
+        let slot = luaL_ref(L, -2)
+        luashim_pop(L, 1)
+        return slot
+    }
+
+    /// Pushes the function stored in `slot` of `node` (nil when gone).
+    package func pushFunction(_ node: Node, _ slot: Int32) {
+        guard pushIfCached(node) else { lua_pushnil(L); return }
+        if lua_getiuservalue(L, -1, NodeSlot.functions) != LUA_TTABLE {
+            luashim_pop(L, 2)
+            lua_pushnil(L)
+            return
+        }
+        lua_rawgeti(L, -1, lua_Integer(slot))
+        luashim_replace(L, -3)
+        luashim_pop(L, 1)
+    }
+
+    /// Releases a function slot (its responder went away).
+    package func releaseFunction(_ node: Node, _ slot: Int32) {
+        guard pushIfCached(node) else { return }
+        if lua_getiuservalue(L, -1, NodeSlot.functions) == LUA_TTABLE {
+            luaL_unref(L, -1, slot)
+        }
+        luashim_pop(L, 2)
+    }
+}
+
+/// Owns one stored Lua function of a node; releases it when the Swift side lets go
+/// (a `once` responder that ran, `removeResponder`, a replaced tap action…).
+///
+/// The slot can outlive its node (a publication's list of subscribers keeps one whose node a
+/// subscriber dropped), so releasing goes through a weak reference.
+final class FunctionSlot {
+    let handle: StateHandle
+    /// The node, for calls. Lifetime proof: read only by `invoke`, `invokeSubscriber`,
+    /// `callProducer` and `callAction`, which run while their caller holds the node strongly
+    /// (the dispatch path, the publication's `guard let node`, `tap`'s argument).
+    /// Test: scripts/tests/safety/lifetimes_spec.lua ("functions stored on nodes").
+    unowned(unsafe) let node: Node
+    /// The node for `deinit`, which may run after the node went away.
+    private weak var owner: Node?
+    let slot: Int32
+    /// Whether the function can receive a second argument (so `ctx` is worth building).
+    let wantsContext: Bool
+
+    init(_ m: ModuleState, node: Node, functionAt index: Int32) {
+        self.handle = m.handle
+        self.node = node
+        self.owner = node
+        self.slot = m.storeFunction(node, at: index)
+        var ar = lua_Debug()
+        lua_pushvalue(m.L, index)
+        if lua_getinfo(m.L, ">u", &ar) != 0 {
+            wantsContext = ar.nparams >= 2 || ar.isvararg != 0  // C functions count as vararg
+        } else {
+            wantsContext = true
+        }
+    }
+
+    deinit {
+        guard let L = handle.L, let owner, let m = LuaRuntime.of(L).moduleState else { return }
+        m.releaseFunction(owner, slot)
+    }
+}

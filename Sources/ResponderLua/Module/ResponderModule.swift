@@ -1,0 +1,273 @@
+import CLua
+import CLuaShim
+import ResponderEngine
+
+/// The `responder` Lua module (SPEC §2): installed into a runtime, its names also global.
+public enum ResponderModule {
+    /// The module's version (`responder.version`, `responder --version`).
+    public static let version = "0.1.0"
+
+    /// Module functions, also set as globals.
+    static let functions: [(String, LuaSwiftFunction)] = [
+        ("Event", TypeBinding.event),
+        ("Error", TypeBinding.error),
+        ("AlertableError", TypeBinding.alertableError),
+        ("View", NodeBinding.view),
+        ("EventButton", NodeBinding.eventButton),
+        ("mount", DispatchBinding.mount),
+        ("tap", DispatchBinding.tap),
+        ("reset", WorldBinding.reset),
+        ("warnings", WorldBinding.warnings),
+        ("clearWarnings", WorldBinding.clearWarnings),
+        ("lastTrace", WorldBinding.lastTrace),
+        ("alert", WorldBinding.alert),
+        ("dismissAlert", WorldBinding.dismissAlert),
+        ("mounted", WorldBinding.mounted),
+    ]
+
+    /// Names that stay inside the module table (too generic to be globals).
+    static let moduleOnly: Set<String> = ["reset", "warnings", "clearWarnings", "lastTrace", "alert", "dismissAlert", "mounted"]
+
+    static let nodeMethods: [(String, LuaSwiftFunction)] = [
+        ("add", NodeBinding.add),
+        ("remove", NodeBinding.remove),
+        ("find", NodeBinding.find),
+        ("findAll", NodeBinding.findAll),
+        ("path", NodeBinding.path),
+        ("trigger", DispatchBinding.trigger),
+        ("report", DispatchBinding.report),
+        ("receiveEvent", ResponderBinding.receiveEvent),
+        ("handleEvent", ResponderBinding.handleEvent),
+        ("transformEvent", ResponderBinding.transformEvent),
+        ("receiveError", ResponderBinding.receiveError),
+        ("handleError", ResponderBinding.handleError),
+        ("transformError", ResponderBinding.transformError),
+        ("catchError", ResponderBinding.catchError),
+        ("triggers", ResponderBinding.triggers),
+        ("reports", ResponderBinding.reports),
+        ("handleAlertErrors", ResponderBinding.handleAlertErrors),
+        ("responders", ResponderBinding.responders),
+        ("removeResponder", ResponderBinding.removeResponder),
+        ("safetyLevel", ResponderBinding.safetyLevel),
+        ("requireExplicitResponders", ResponderBinding.requireExplicitResponders),
+        ("publisher", PublishBinding.publisher),
+        ("subscribe", PublishBinding.subscribe),
+        ("onTapGesture", TapBinding.onTapGesture),
+    ]
+
+    /// The module's lazily created functions, by name.
+    static let lazyFunctions = Dictionary(uniqueKeysWithValues: functions)
+
+    /// The module's lazily created node methods, by name.
+    static let lazyMethods = Dictionary(uniqueKeysWithValues: nodeMethods)
+
+    /// `__index` of the module table (upvalue true) and of the global table (false): creates a
+    /// module function on first use and stores it, so later uses find it directly.
+    static let lazyName: LuaSwiftFunction = { L in
+        let m = ModuleState.enter(L)
+        guard lua_type(L, 2) == LUA_TSTRING, let name = m.runtime.string(at: 2) else { lua_pushnil(L); return 1 }
+        let isModule = lua_toboolean(L, luashim_upvalueindex(2)) != 0
+        if !isModule && moduleOnly.contains(name) { lua_pushnil(L); return 1 }
+        if let fn = lazyFunctions[name] ?? m.moduleExtension?.functions[name] {
+            luashim_push_swift_function(L, fn)
+        } else if let ext = m.moduleExtension, ext.luaFunctionNames.contains(name) {
+            guard ext.pushLuaFunction(m, "f", name) else { return LUASHIM_RAISE }
+        } else {
+            lua_pushnil(L)
+            return 1
+        }
+        lua_pushvalue(L, 2)
+        lua_pushvalue(L, -2)
+        lua_rawset(L, 1)
+        return 1
+    }
+
+    /// A node method on first use: stored in the methods table and returned. Pushes it and
+    /// returns true, or pushes nothing and returns false.
+    static func lazyMethod(_ m: ModuleState, _ name: String) -> Bool {
+        let L = m.L
+        if let fn = lazyMethods[name] ?? m.moduleExtension?.methods[name] {
+            luashim_push_swift_function(L, fn)
+        } else if let ext = m.moduleExtension, ext.luaMethodNames.contains(name) {
+            guard ext.pushLuaFunction(m, "m", name) else { luashim_pop(L, 1); return false }
+        } else {
+            return false
+        }
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(m.methodsRef))
+        m.runtime.pushString(name)
+        lua_pushvalue(L, -3)
+        lua_rawset(L, -3)
+        luashim_pop(L, 1)
+        return true
+    }
+
+    /// Creates every lazy name now (before a script replaces the global table's metatable, and
+    /// for listings such as the REPL's completion).
+    static func materialize(_ m: ModuleState) {
+        let L = m.L
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        luashim_pushglobaltable(L)
+        let globals = lua_gettop(L)
+        lua_getfield(L, luashim_registryindex(), "responder.loaded")
+        lua_getfield(L, -1, "responder")
+        let module = lua_gettop(L)
+        for (name, fn) in lazyFunctions.merging(m.moduleExtension?.functions ?? [:], uniquingKeysWith: { a, _ in a }) {
+            for table in [module, globals] {
+                m.runtime.pushString(name)
+                if lua_rawget(L, table) == LUA_TNIL {
+                    m.runtime.pushString(name)
+                    luashim_push_swift_function(L, fn)
+                    lua_rawset(L, table)
+                }
+                luashim_pop(L, 1)
+            }
+        }
+        let methodNames = Array(lazyMethods.keys) + Array(m.moduleExtension?.methods.keys ?? [:].keys)
+            + (m.moduleExtension?.luaMethodNames ?? [])
+        for name in methodNames { if lazyMethod(m, name) { luashim_pop(L, 1) } }
+    }
+
+    /// Creates every lazily created name now (the REPL does, so completion lists them).
+    public static func materializeNames(_ runtime: LuaRuntime) {
+        if let m = runtime.moduleState { materialize(m) }
+    }
+
+    /// `setmetatable` that first creates the lazy globals when a script sets the global table's
+    /// metatable (a strict-mode helper, say), so no module name gets lost.
+    static let guardedSetmetatable: LuaSwiftFunction = { L in
+        let m = ModuleState.enter(L)
+        guard lua_type(L, 1) == LUA_TTABLE else {
+            return m.argError(1, "setmetatable", "table", 1)
+        }
+        guard lua_type(L, 2) == LUA_TTABLE || lua_type(L, 2) == LUA_TNIL else {
+            return m.argError(2, "setmetatable", "nil or table", 2)
+        }
+        if luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL {
+            luashim_pop(L, 1)
+            return m.fail("cannot change a protected metatable")
+        }
+        luashim_pushglobaltable(L)
+        let isGlobals = lua_rawequal(L, 1, -1) != 0
+        luashim_pop(L, 1)
+        if isGlobals {
+            materialize(m)
+            for name in m.moduleExtension?.luaFunctionNames ?? [] {
+                guard m.moduleExtension!.pushLuaFunction(m, "f", name) else { return LUASHIM_RAISE }
+                luashim_pop(L, 1)
+            }
+        }
+        lua_settop(L, 2)
+        lua_setmetatable(L, 1)
+        return 1
+    }
+
+    /// Installs the module table as `require "responder"` and copies its public names to globals.
+    public static func install(into runtime: LuaRuntime, options: ScenarioOptions) {
+        install(into: runtime, options: options, extension: nil)
+    }
+
+    /// Installs the module with an extension (the pattern kit) plugged in (see ``ModuleExtension``).
+    package static func install(into runtime: LuaRuntime, options: ScenarioOptions,
+                                extension ext: (any ModuleExtension)?) {
+        let m = ModuleState(runtime: runtime, options: options, extension: ext)
+        runtime.moduleState = m
+        let L = runtime.L
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+
+        // identity cache: weak values
+        luashim_newtable(L)
+        luashim_newtable(L)
+        runtime.pushString("v")
+        lua_setfield(L, -2, "__mode")
+        lua_setmetatable(L, -2)
+        m.cacheRef = luaL_ref(L, luashim_registryindex())
+
+        m.metatables = Array(repeating: LUA_NOREF, count: ObjectKind.firstExtensionValue)
+        m.kindLabels = Array(repeating: "", count: ObjectKind.firstExtensionValue)
+        m.makeMetatable(kind: .node,
+                        fields: [("__newindex", NodeBinding.newindex), ("__tostring", NodeBinding.tostring),
+                                 ("__call", NodeBinding.call)],
+                        index: NodeBinding.get, methods: [("add", NodeBinding.add)])
+        m.makeMetatable(kind: .value,
+                        fields: [("__newindex", ValueBinding.newindex), ("__tostring", ValueBinding.tostring),
+                                 ("__pairs", ValueBinding.pairs)],
+                        index: ValueBinding.index, finalizer: false)
+        m.makeMetatable(kind: .type,
+                        fields: [("__call", TypeBinding.call), ("__tostring", TypeBinding.tostring),
+                                 ("__newindex", TypeBinding.newindex)],
+                        index: TypeBinding.get, methods: [("is", TypeBinding.isMethod)])
+        m.makeMetatable(kind: .outcome, fields: [("__tostring", DispatchBinding.outcomeToString)],
+                        index: DispatchBinding.outcomeIndex)
+        m.makeMetatable(kind: .trace, fields: [("__tostring", TraceBinding.tostring), ("__len", TraceBinding.len)],
+                        index: TraceBinding.index)
+        m.makeMetatable(kind: .publisher, fields: [("__call", PublishBinding.call), ("__tostring", PublishBinding.tostring)],
+                        index: PublishBinding.get, methods: [("publish", PublishBinding.publishMethod)])
+        m.makeMetatable(kind: .context, fields: [("__tostring", DispatchBinding.contextToString)],
+                        index: DispatchBinding.contextIndex)
+
+        // the world
+        m.world.defaultSafetyLevel = SafetyLevel(rawValue: options.safety) ?? .relaxed
+        m.world.diagnostics = { line in Console.error(line + "\n") }
+        // [unowned(unsafe) m]: the world is owned by m (proof at `ModuleState`)
+        m.world.locationProvider = { [unowned(unsafe) m] in m.location() }
+        m.world.makeRuntimeError = { [unowned(unsafe) m] message, node in
+            ValueBinding.luaError(m, message: message, traceback: nil, node: node)
+        }
+
+        // the node methods table (the first upvalue of the node metatable's __index): methods
+        // are put there on first use (see `lazyMethod`), which keeps state creation cheap
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(m.metatable(.node)))
+        lua_getfield(L, -1, "__index")
+        _ = lua_getupvalue(L, -1, 1)
+        m.methodsRef = luaL_ref(L, luashim_registryindex())
+        lua_settop(L, top)
+
+        // the module table; its functions (and the globals) appear on first use (`lazyName`)
+        lua_createtable(L, 0, 8)
+        let module = lua_gettop(L)
+        m.push(m.luaErrorType)
+        lua_setfield(L, module, "LuaError")
+        m.push(m.cancellationErrorType)
+        lua_setfield(L, module, "CancellationError")
+        runtime.pushString(version)
+        lua_setfield(L, module, "version")
+
+        // globals: the module's names, created on first use
+        luashim_pushglobaltable(L)
+        let globals = lua_gettop(L)
+        lua_pushnil(L)
+        while lua_next(L, module) != 0 {
+            if let key = runtime.string(at: -2), key != "version" {
+                lua_pushvalue(L, -2)
+                lua_pushvalue(L, -2)
+                lua_rawset(L, globals)
+            }
+            luashim_pop(L, 1)
+        }
+        for (table, isModule) in [(module, true), (globals, false)] {
+            lua_createtable(L, 0, 1)
+            lua_pushboolean(L, isModule ? 1 : 0)
+            luashim_push_swift_closure(L, lazyName, 1)
+            lua_setfield(L, -2, "__index")
+            lua_setmetatable(L, table)
+        }
+        luashim_push_swift_function(L, guardedSetmetatable)
+        lua_setfield(L, globals, "setmetatable")
+        luashim_pop(L, 1)
+        lua_pushvalue(L, module)
+        lua_setglobal(L, "responder")
+
+        // require "responder"
+        LuaRuntime.pushLoadedTable(L)
+        lua_pushvalue(L, module)
+        lua_setfield(L, -2, "responder")
+        ext?.install(m)
+    }
+}
+
+extension LuaRuntime {
+    /// The engine world of the `responder` module installed in this runtime, if any.
+    public var world: World? { moduleState?.world }
+}

@@ -1,0 +1,23 @@
+/// Settings for a scenario runtime (what `run`, `test` and `repl` share).
+public struct ScenarioOptions: Sendable {
+    /// Sandbox limits.
+    public var limits: LuaLimits
+    /// Seed for `math.random`, if any.
+    public var seed: Int64?
+    /// Root safety level: "relaxed", "strict" or "disabled".
+    public var safety: String
+    /// Print each top-level dispatch's trace to stderr.
+    public var trace: Bool
+    /// Seconds Lua may run with its hooks off (inside `__gc`) before the process exits with
+    /// status 3; nil starts no watchdog thread (library use, benchmarks).
+    public var watchdogSeconds: Int? = nil
+
+    public init(limits: LuaLimits = .defaults, seed: Int64? = nil, safety: String = "relaxed", trace: Bool = false,
+                watchdogSeconds: Int? = nil) {
+        self.watchdogSeconds = watchdogSeconds
+        self.limits = limits
+        self.seed = seed
+        self.safety = safety
+        self.trace = trace
+    }
+}

@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reading whole files without Foundation (keeps start-up fast).
+public enum FileText {
+    /// Why a file could not be read.
+    public enum Problem: Error, Equatable, Sendable {
+        case missing, directory, unreadable(String)
+    }
+
+    /// Reads the bytes of `path`.
+    public static func read(_ path: String) -> Result<[UInt8], Problem> {
+        var st = stat()
+        if stat(path, &st) != 0 {
+            return .failure(errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(String(cString: strerror(errno))))
+        }
+        if (st.st_mode & S_IFMT) == S_IFDIR { return .failure(.directory) }
+        guard let f = fopen(path, "rb") else { return .failure(.unreadable(String(cString: strerror(errno)))) }
+        defer { fclose(f) }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(Int(st.st_size))
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
+            if n > 0 { bytes.append(contentsOf: buffer[0..<n]) }
+            if n < buffer.count {
+                if ferror(f) != 0 { return .failure(.unreadable(String(cString: strerror(errno)))) }
+                break
+            }
+        }
+        return .success(bytes)
+    }
+
+    /// True when `path` names an existing regular file.
+    public static func isFile(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// True when `path` names an existing directory.
+    public static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Writes `text` to `path`, replacing it. Returns false on failure.
+    @discardableResult
+    public static func write(_ text: String, to path: String) -> Bool {
+        guard let f = fopen(path, "wb") else { return false }
+        defer { fclose(f) }
+        var t = text
+        return t.withUTF8 { fwrite($0.baseAddress, 1, $0.count, f) == $0.count }
+    }
+
+    /// The folder part of a path (`.` when none).
+    public static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+    /// The line that says why the script at `path` cannot be read: `error: cannot open 'PATH': WHY`.
+    public static func openError(_ path: String, _ problem: FileText.Problem) -> String {
+        let why: String
+        switch problem {
+        case .missing: why = "no such file"
+        case .directory: why = "is a directory"
+        case .unreadable(let reason): why = "cannot read (\(reason))"
+        }
+        return "error: cannot open '\(path)': \(why)\n"
+    }
+}

@@ -1,0 +1,368 @@
+import CLua
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLuaShim
+
+/// A Swift function callable from Lua through the C trampoline: returns the number of
+/// results, or `LUASHIM_RAISE` with the error value on top of the stack. It must never call a
+/// Lua API function that can raise (no `luaL_check*`, no `lua_call`, no `lua_error`).
+public typealias LuaSwiftFunction = @convention(c) (OpaquePointer?) -> Int32
+
+/// Owns one sandboxed `lua_State` and is the single path for every Swift→Lua call.
+///
+/// The state is created with a capped allocator and an instruction-count hook (see `LuaLimits`).
+/// Errors never unwind Swift frames: Swift functions report errors by status and the C trampoline
+/// raises; calls into Lua go through `call(_:_:)`, a `lua_pcall` with a traceback handler.
+public final class LuaRuntime {
+    /// The raw state. Only this module touches it.
+    /// (While an async task runs, `AsyncResume` points it at the task coroutine's thread.)
+    @exclusivity(unchecked) public package(set) var L: OpaquePointer
+    /// Limits the state was created with.
+    public let limits: LuaLimits
+    /// Folder that `require` resolves against.
+    public var scriptDirectory: String = "."
+    /// Objects the embedding attaches to this runtime (the responder module's world, …).
+    public var extensions: [ObjectIdentifier: AnyObject] = [:]
+    /// The `responder` module's per-state data, once installed.
+    package var moduleState: ModuleState?
+
+    /// Creates a sandboxed state (SPEC §4) with the given limits and random seed.
+    public init(limits: LuaLimits = .defaults, seed: Int64? = nil) throws(LuaFailure) {
+        guard let state = luashim_newstate(limits.memoryBytes, limits.budget) else {
+            throw LuaFailure(kind: .memoryLimit, message: "cannot create a Lua state (not enough memory)")
+        }
+        self.L = state
+        self.limits = limits
+        // Lifetime proof: the runtime owns the state and closes it in `deinit`, so every Lua call
+        // that reads this pointer (`LuaRuntime.of`) runs while the runtime lives. Test: every spec.
+        luashim_set_host(L, Unmanaged.passUnretained(self).toOpaque())
+        luashim_gc_generational(L)  // switching runs a full collection: cheapest on the empty heap
+        luashim_open_sandbox(L)
+        if let seed {
+            lua_getglobal(L, "math")
+            lua_getfield(L, -1, "randomseed")
+            lua_pushinteger(L, seed)
+            _ = luashim_pcall(L, 1, 0)
+            luashim_pop(L, 1)
+        }
+        setGlobal("require", LuaRuntime.requireFunction)
+        lua_settop(L, 0)
+    }
+
+    deinit {
+        moduleState?.handle.L = nil
+        moduleState?.world.reset()
+        luashim_close(L)
+    }
+
+    /// The runtime that owns `L` (from the state's extra space).
+    @inline(__always)
+    /// (Lifetime: see `luashim_set_host` in `init`.)
+    public static func of(_ L: OpaquePointer?) -> LuaRuntime {
+        Unmanaged<LuaRuntime>.fromOpaque(luashim_get_host(L)!).takeUnretainedValue()
+    }
+
+    /// The control block (limits, accounting).
+    public var control: UnsafeMutablePointer<luashim_control> { luashim_control_of(L) }
+
+    /// Bytes the Lua heap uses now.
+    public var memoryInUse: Int { Int(control.pointee.used) }
+
+    /// Restores the instruction budget (e.g. before each test file).
+    public func resetLimits() { luashim_reset_limits(L, limits.budget) }
+
+    /// Starts the watchdog for code that runs with hooks off (see `luashim_start_watchdog`).
+    public func startWatchdog(seconds: Int) { luashim_start_watchdog(L, Int32(seconds)) }
+
+    /// Sets a global to a Swift function.
+    public func setGlobal(_ name: String, _ fn: LuaSwiftFunction) {
+        luashim_push_swift_function(L, fn)
+        lua_setglobal(L, name)
+    }
+
+    // MARK: - The one protected-call path
+
+    /// Calls the function below `nargs` arguments on the stack, protected, with the traceback
+    /// handler. On success the results are on the stack; on failure nothing is left and the
+    /// failure is returned.
+    public func call(_ nargs: Int32, _ nresults: Int32) -> LuaFailure? {
+        let thread = L
+        let status = luashim_pcall(L, nargs, nresults)
+        if L != thread { restoreThread(thread) }
+        if status == LUA_OK {
+            // a limit swallowed by a script's own pcall still ends the script
+            let c = control.pointee
+            if c.limit > 0 && c.memoryExceeded != 0 || c.budgetExceeded != 0 {
+                let message = c.budgetExceeded != 0 ? "instruction limit exceeded" : "not enough memory"
+                luashim_pop(L, nresults == LUA_MULTRET ? 0 : nresults)
+                control.pointee.limitRaised = 1
+                pushString(message)
+                return popFailure(status: c.budgetExceeded != 0 ? LUA_ERRRUN : LUA_ERRMEM)
+            }
+            return nil
+        }
+        return popFailure(status: status)
+    }
+
+    /// Like `call`, but on failure leaves the error value on the stack and returns the status
+    /// (for callers that keep error objects, such as responder invocations).
+    @inline(__always)
+    public func callKeepingError(_ nargs: Int32, _ nresults: Int32) -> Int32 {
+        let thread = L
+        let status = luashim_pcall(L, nargs, nresults)
+        if L != thread { restoreThread(thread) }
+        return status
+    }
+
+    /// Code the call ran may have called bindings from a coroutine, which pointed them at that
+    /// coroutine's thread: point them back at the thread this call runs on.
+    func restoreThread(_ thread: OpaquePointer) {
+        if let m = moduleState { m.switchTo(thread) } else { L = thread }
+    }
+
+    /// The traceback recorded by the last failed protected call (cleared after reading).
+    public func takeTraceback() -> String? {
+        luashim_push_last_traceback(L)
+        let tb = lua_type(L, -1) == LUA_TSTRING ? string(at: -1) : nil
+        luashim_pop(L, 1)
+        return tb
+    }
+
+    /// Converts the error value on top of the stack (popped) into a `LuaFailure`.
+    public func popFailure(status: Int32) -> LuaFailure {
+        let c = control.pointee
+        let message = describeError(at: -1)
+        luashim_pop(L, 1)
+        luashim_push_last_traceback(L)
+        let traceback = lua_type(L, -1) == LUA_TSTRING ? string(at: -1) : nil
+        luashim_pop(L, 1)
+        lua_pushnil(L)
+        lua_setfield(L, luashim_registryindex(), "responder.lastTraceback")
+        if c.limitRaised != 0 || status == LUA_ERRMEM {
+            if c.budgetExceeded != 0 {
+                let n = limits.maxInstructions ?? 0
+                return LuaFailure(kind: .instructionLimit,
+                                  message: "\(locationPrefix(of: message))instruction limit exceeded (\(n) instructions); raise it with --max-instructions N",
+                                  traceback: traceback)
+            }
+            if c.memoryExceeded != 0 || status == LUA_ERRMEM {
+                let mib = limits.maxMemoryMiB ?? 0
+                return LuaFailure(kind: .memoryLimit,
+                                  message: "\(firstScriptLocation(in: traceback))memory limit exceeded (\(mib) MiB); raise it with --max-memory MiB",
+                                  traceback: traceback)
+            }
+            if message.hasSuffix("interrupted!") {
+                return LuaFailure(kind: .interrupted, message: "interrupted!", traceback: traceback)
+            }
+        }
+        return LuaFailure(kind: .script, message: message, traceback: traceback)
+    }
+
+    /// `file:line: ` of the first script frame of a traceback (or "").
+    private func firstScriptLocation(in traceback: String?) -> String {
+        guard let traceback else { return "" }
+        for line in traceback.split(separator: "\n").dropFirst() {
+            let frame = line.drop { $0 == "\t" || $0 == " " }
+            if frame.hasPrefix("[C]") || frame.hasPrefix("(") { continue }
+            let parts = frame.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            if parts.count == 3, Int(parts[1]) != nil { return "\(parts[0]):\(parts[1]): " }
+        }
+        return ""
+    }
+
+    private func locationPrefix(of message: String) -> String {
+        // "file.lua:12: instruction limit exceeded" -> "file.lua:12: "
+        let suffix = ": instruction limit exceeded"
+        guard message.hasSuffix(suffix) else { return "" }
+        return String(message.dropLast(suffix.count)) + ": "
+    }
+
+    /// Text of an error value: strings as they are, `__tostring` when present, else a description.
+    public func describeError(at index: Int32) -> String {
+        switch lua_type(L, index) {
+        case LUA_TSTRING, LUA_TNUMBER:
+            return string(at: index) ?? "?"
+        case LUA_TNIL:
+            return "nil"
+        default:
+            if luaL_getmetafield(L, index, "__tostring") != LUA_TNIL {
+                luashim_pop(L, 1)
+                return describe(index)
+            }
+            return "(error object is a \(String(cString: luashim_typename_at(L, index))) value)"
+        }
+    }
+
+    // MARK: - Loading and running
+
+    /// Loads a text chunk (binary chunks are refused) and leaves the function on the stack.
+    public func load(_ bytes: [UInt8], chunkname: String) -> LuaFailure? {
+        let status = bytes.withUnsafeBufferPointer { buf in
+            buf.withMemoryRebound(to: CChar.self) { cbuf in
+                chunkname.withCString { luashim_load_text(L, cbuf.baseAddress, cbuf.count, $0) }
+            }
+        }
+        if status == LUA_OK { return nil }
+        return popFailure(status: status)
+    }
+
+    /// Runs a script file: chunk name is the path as given, `arg` is set as `lua` does.
+    public func runFile(_ path: String, arguments: [String] = []) throws(LuaFailure) {
+        let bytes: [UInt8]
+        switch FileText.read(path) {
+        case .success(let b): bytes = b
+        case .failure(let problem):
+            throw LuaFailure(kind: .script, message: "cannot open \(path): \(problem)")
+        }
+        scriptDirectory = FileText.directory(of: path)
+        lua_createtable(L, Int32(arguments.count), 1)
+        pushString(path)
+        lua_rawseti(L, -2, 0)
+        for (i, a) in arguments.enumerated() {
+            pushString(a)
+            lua_rawseti(L, -2, lua_Integer(i + 1))
+        }
+        lua_setglobal(L, "arg")
+        if let failure = load(bytes, chunkname: "@" + path) { throw failure }
+        for a in arguments { pushString(a) }
+        if let failure = call(Int32(arguments.count), 0) { throw failure }
+    }
+
+    /// Runs a string chunk with the given name and returns how many results it left on the stack.
+    public func runString(_ code: String, chunkname: String, results: Int32 = 0) throws(LuaFailure) {
+        if let failure = load(Array(code.utf8), chunkname: chunkname) { throw failure }
+        if let failure = call(0, results) { throw failure }
+    }
+
+    // MARK: - Values
+
+    /// Pushes a Swift string.
+    @inline(__always)
+    public func pushString(_ s: String) {
+        var s = s
+        s.withUTF8 { buf in
+            buf.withMemoryRebound(to: CChar.self) { luashim_pushlstring(L, $0.baseAddress, $0.count) }
+        }
+    }
+
+    /// The string at `index` (strings and numbers), or nil.
+    public func string(at index: Int32) -> String? {
+        let t = lua_type(L, index)
+        guard t == LUA_TSTRING || t == LUA_TNUMBER else { return nil }
+        var len = 0
+        guard let p = luashim_tolstring(L, index, &len) else { return nil }
+        return p.withMemoryRebound(to: UInt8.self, capacity: len) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: len), as: UTF8.self)
+        }
+    }
+
+    /// `tostring(value)` in protected mode (never raises).
+    public func describe(_ index: Int32) -> String {
+        luashim_tostring(L, index)
+        let s = string(at: -1) ?? "?"
+        luashim_pop(L, 1)
+        return s
+    }
+
+    /// Pushes an error message string and returns `LUASHIM_RAISE`, for Swift functions.
+    @inline(__always)
+    public func raise(_ message: String) -> Int32 {
+        pushString(message)
+        return LUASHIM_RAISE
+    }
+
+    /// `file:line: ` of the innermost Lua function at `level` (1 = the function that called us).
+    public func whereString(_ level: Int32 = 1) -> String {
+        luashim_where(L, level)
+        let s = string(at: -1) ?? ""
+        luashim_pop(L, 1)
+        return s
+    }
+
+    /// The first script location (file, line) on the current call stack.
+    public func scriptLocation() -> (file: String, line: Int)? {
+        var ar = lua_Debug()
+        var level: Int32 = 0
+        while lua_getstack(L, level, &ar) != 0 {
+            if lua_getinfo(L, "Sl", &ar) != 0, ar.currentline > 0 {
+                let src = withUnsafePointer(to: &ar.short_src) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: Int(LUA_IDSIZE)) { short in
+                        // every dispatch asks: reuse the last chunk's name when it is the same
+                        if let cached = lastSource, cached.pointer == ar.source,
+                           cached.bytes.withUnsafeBufferPointer({ strcmp($0.baseAddress!, short) == 0 }) {
+                            return cached.name
+                        }
+                        let name = String(cString: short)
+                        lastSource = (ar.source, Array(name.utf8CString), name)
+                        return name
+                    }
+                }
+                return (src, Int(ar.currentline))
+            }
+            level += 1
+        }
+        return nil
+    }
+
+    /// The chunk name `scriptLocation` returned last, keyed by the source string's address and
+    /// checked against its text.
+    private var lastSource: (pointer: UnsafePointer<CChar>?, bytes: [CChar], name: String)?
+
+    // MARK: - require
+
+    /// Pushes the table of the modules `require` has loaded (`responder.loaded` in the
+    /// registry) onto the stack of `L`, making it on first use.
+    static func pushLoadedTable(_ L: OpaquePointer?) {
+        lua_getfield(L, luashim_registryindex(), "responder.loaded")
+        if lua_type(L, -1) != LUA_TTABLE {
+            luashim_pop(L, 1)
+            luashim_newtable(L)
+            lua_pushvalue(L, -1)
+            lua_setfield(L, luashim_registryindex(), "responder.loaded")
+        }
+    }
+
+    /// `require(name)`: the `responder` module, or a `.lua` source file relative to the script.
+    static let requireFunction: LuaSwiftFunction = { L in
+        let rt = LuaRuntime.of(L)
+        guard lua_type(L, 1) == LUA_TSTRING, let name = rt.string(at: 1) else {
+            return rt.raise("\(rt.whereString())bad argument #1 to 'require' (string expected, got \(String(cString: luashim_typename_at(L, 1))))")
+        }
+        pushLoadedTable(L)
+        let loaded = lua_gettop(L)
+        rt.pushString(name)
+        if lua_rawget(L, loaded) != LUA_TNIL { return 1 }
+        luashim_pop(L, 1)
+        if name == "responder" {
+            return rt.raise("\(rt.whereString())module 'responder' not found: this runtime has no responder module")
+        }
+        let relative = name.split(separator: ".", omittingEmptySubsequences: false).joined(separator: "/")
+        let file = rt.scriptDirectory == "." ? "\(relative).lua" : "\(rt.scriptDirectory)/\(relative).lua"
+        let bytes: [UInt8]
+        switch FileText.read(file) {
+        case .success(let b): bytes = b
+        case .failure:
+            return rt.raise("\(rt.whereString())module '\(name)' not found: no file '\(file)'")
+        }
+        if bytes.first == 0x1B {
+            return rt.raise("\(rt.whereString())cannot load '\(file)': precompiled chunks are not allowed")
+        }
+        let status = bytes.withUnsafeBufferPointer { buf in
+            buf.withMemoryRebound(to: CChar.self) { cbuf in ("@" + file).withCString { luashim_load_text(L, cbuf.baseAddress, cbuf.count, $0) } }
+        }
+        if status != LUA_OK { return LUASHIM_RAISE }
+        rt.pushString(name)
+        rt.pushString(file)
+        let st = luashim_pcall(L, 2, 1)
+        if st != LUA_OK { return LUASHIM_RAISE }
+        if lua_type(L, -1) == LUA_TNIL {
+            luashim_pop(L, 1)
+            lua_pushboolean(L, 1)
+        }
+        rt.pushString(name)
+        lua_pushvalue(L, -2)
+        lua_rawset(L, loaded)
+        return 1
+    }
+}

@@ -1,0 +1,299 @@
+-- G: the global table; rawmeta(v): the real metatable (ignores __metatable locks);
+-- uptables(f): the table upvalues of f (the method table behind an __index closure).
+local G, rawmeta, uptables = ...
+local type, tostring, next, getmetatable, rawget, rawlen, pcall, select, require =
+      type, tostring, next, getmetatable, rawget, rawlen, pcall, select, require
+local ipairs, mtype = ipairs, math.type
+local sort, concat, fmt = table.sort, table.concat, string.format
+
+local MAXDEPTH, MAXITEMS, WIDTH = 4, 50, 80
+local M = {}
+
+local keywords = {}
+for w in ("and break do else elseif end false for function goto if in local nil not or repeat return then true until while"):gmatch("%a+") do
+  keywords[w] = true
+end
+
+local function isident(k)
+  return type(k) == "string" and not keywords[k] and k:match("^[%a_][%w_]*$") ~= nil
+end
+
+local function quote(s)
+  return (fmt("%q", s):gsub("\\\n", "\\n"))
+end
+
+local function safetostring(v)
+  local ok, s = pcall(tostring, v)
+  if ok and type(s) == "string" then return s end
+  return "<" .. type(v) .. ">"
+end
+
+local function hastostring(v)
+  local mt = getmetatable(v)
+  return type(mt) == "table" and rawget(mt, "__tostring") ~= nil
+end
+
+local rank = { number = 1, string = 2, boolean = 3 }
+local function keyorder(a, b)
+  local ta, tb = type(a), type(b)
+  if ta ~= tb then
+    local ra, rb = rank[ta] or 4, rank[tb] or 4
+    if ra ~= rb then return ra < rb end
+    return ta < tb
+  end
+  if ta == "number" or ta == "string" then return a < b end
+  if ta == "boolean" then return (not a) and b end
+  return safetostring(a) < safetostring(b)
+end
+
+local render
+
+local function renderkey(k, depth, seen)
+  if isident(k) then return k end
+  return "[" .. render(k, depth + 1, seen, "") .. "]"
+end
+
+function render(v, depth, seen, indent)
+  local t = type(v)
+  if t == "string" then return quote(v) end
+  if t ~= "table" or hastostring(v) then
+    local s = safetostring(v)
+    if depth > 0 and s:find("\n", 1, true) then
+      s = s:match("^[^\n]*") .. " ..."
+    end
+    return s
+  end
+  if seen[v] then return "<cycle>" end
+  if next(v) == nil then return "{}" end
+  if depth >= MAXDEPTH then return "{...}" end
+  seen[v] = true
+  local parts, inner = {}, indent .. "  "
+  local n = rawlen(v)
+  local shown = 0
+  for i = 1, n do
+    if shown >= MAXITEMS then break end
+    parts[#parts + 1] = render(rawget(v, i), depth + 1, seen, inner)
+    shown = shown + 1
+  end
+  local keys = {}
+  for k in next, v do
+    if not (mtype(k) == "integer" and k >= 1 and k <= n) then keys[#keys + 1] = k end
+  end
+  sort(keys, keyorder)
+  local total = n + #keys
+  for _, k in ipairs(keys) do
+    if shown >= MAXITEMS then break end
+    parts[#parts + 1] = renderkey(k, depth, seen) .. " = " .. render(rawget(v, k), depth + 1, seen, inner)
+    shown = shown + 1
+  end
+  if total > shown then parts[#parts + 1] = "... (" .. (total - shown) .. " more)" end
+  seen[v] = nil
+  local line = "{ " .. concat(parts, ", ") .. " }"
+  if #line + #indent <= WIDTH and not line:find("\n", 1, true) then return line end
+  return "{\n" .. inner .. concat(parts, ",\n" .. inner) .. "\n" .. indent .. "}"
+end
+
+-- Readable text of a single value (strings quoted).
+function M.render(v) return render(v, 0, {}, "") end
+
+-- The line printed for an entry's results: tab-separated, top-level strings raw (as lua.c).
+function M.show(...)
+  local n = select("#", ...)
+  local out = {}
+  for i = 1, n do
+    local v = select(i, ...)
+    if type(v) == "string" then out[i] = v else out[i] = render(v, 0, {}, "") end
+  end
+  return concat(out, "\t")
+end
+
+-- Tab completion: all candidates (full words, including the typed prefix) for `text`.
+local knownFields = {
+  ["responder.node"] = { "name", "id", "parent", "children", "props", "on" },
+  ["responder.outcome"] = { "handled", "by", "responder", "value", "trace" },
+  ["responder.type"] = { "name", "parent" },
+  ["responder.value"] = { "type", "name" },
+  ["responder.context"] = { "node", "origin", "path" },
+}
+
+local function methodsof(obj, add, onlyFunctions)
+  local cur, guard = obj, 0
+  while cur ~= nil and guard < 8 do
+    local mt = rawmeta(cur)
+    if type(mt) ~= "table" then return end
+    local fields = knownFields[rawget(mt, "__name")]
+    if fields and not onlyFunctions then
+      for _, k in ipairs(fields) do add(k) end
+    end
+    local idx = rawget(mt, "__index")
+    if type(idx) == "function" then
+      for _, t in ipairs(uptables(idx)) do
+        for k, val in next, t do
+          if type(val) == "function" then add(k) end
+        end
+      end
+      return
+    elseif type(idx) ~= "table" then
+      return
+    end
+    for k, val in next, idx do
+      if not onlyFunctions or type(val) == "function" then add(k) end
+    end
+    cur, guard = idx, guard + 1
+  end
+end
+
+function M.complete(text)
+  local out, dup = {}, {}
+  local head, sep, partial = text:match("^(.-)([.:])([%w_]*)$")
+  local prefix
+  local function add(k)
+    if isident(k) and not dup[k] and k:sub(1, #partial) == partial then
+      dup[k] = true
+      out[#out + 1] = prefix .. k
+    end
+  end
+  if not head then
+    if text ~= "" and not text:match("^[%a_][%w_]*$") then return out end
+    partial, prefix = text, ""
+    for k in next, G do add(k) end
+    for k in next, keywords do add(k) end
+  else
+    if head == "" then return out end
+    local obj = G
+    for name in (head .. "."):gmatch("([^.]*)%.") do
+      if not isident(name) then return out end
+      local ok, v = pcall(function() return obj[name] end)
+      if not ok or v == nil then return out end
+      obj = v
+    end
+    prefix = head .. sep
+    if sep == "." and type(obj) == "table" then
+      for k in next, obj do add(k) end
+    elseif sep == "." and type(obj) == "userdata" then
+      -- values (events, errors) list their fields through __pairs
+      local ok, f, st, k0 = pcall(pairs, obj)
+      if ok then
+        pcall(function() for k in f, st, k0 do add(k) end end)
+      end
+    end
+    methodsof(obj, add, sep == ":")
+  end
+  sort(out)
+  return out
+end
+
+-- The responder module, if installed.
+local function module()
+  local ok, R = pcall(require, "responder")
+  if ok and type(R) == "table" then return R end
+  return nil
+end
+
+local function call(f, ...)
+  local ok, v = pcall(f, ...)
+  if ok then return v end
+  return nil
+end
+
+-- The mounted root: whatever accessor the module offers.
+local function mountedRoot(R)
+  for _, name in ipairs({ "mounted", "root", "mountedRoot" }) do
+    local f = R[name]
+    if type(f) == "function" then
+      local root = call(f)
+      if root ~= nil then return root end
+    elseif f ~= nil then
+      return f
+    end
+  end
+  return nil
+end
+
+local function filtername(f)
+  if f == nil then return nil end
+  if type(f) == "string" then return f end
+  local ok, name = pcall(function() return f.name end)
+  if ok and type(name) == "string" then return name end
+  return safetostring(f)
+end
+
+local function respondersOf(node)
+  local ok, list = pcall(function() return node:responders() end)
+  if not ok or type(list) ~= "table" then return "" end
+  local parts = {}
+  for _, r in ipairs(list) do
+    local s = tostring(r.kind)
+    local f = filtername(r.filter)
+    if f then s = s .. "(" .. f .. ")" end
+    if r.id ~= nil then s = s .. " id=" .. tostring(r.id) end
+    if r.once then s = s .. " once" end
+    parts[#parts + 1] = s
+  end
+  if #parts == 0 then return "" end
+  return "  [" .. concat(parts, ", ") .. "]"
+end
+
+local function childrenOf(node)
+  local ok, kids = pcall(function() return node.children end)
+  if ok and type(kids) == "table" then return kids end
+  return {}
+end
+
+function M.tree(selector)
+  local R = module()
+  if not R then return nil, "the responder module is not available" end
+  local root = mountedRoot(R)
+  if root == nil then return nil, "no tree is mounted (mount(root) first)" end
+  if selector and selector ~= "" then
+    local ok, found = pcall(function() return root:find(selector) end)
+    if not ok then return nil, tostring(found) end
+    if found == nil then return nil, "no node matches '" .. selector .. "' in the mounted tree" end
+    root = found
+  end
+  local lines = {}
+  local function walk(node, depth)
+    if #lines >= 2000 then return end
+    lines[#lines + 1] = ("  "):rep(depth) .. safetostring(node) .. respondersOf(node)
+    for _, child in ipairs(childrenOf(node)) do walk(child, depth + 1) end
+  end
+  walk(root, 0)
+  return concat(lines, "\n")
+end
+
+function M.trace()
+  local R = module()
+  if not R or type(R.lastTrace) ~= "function" then return nil, "the responder module has no lastTrace()" end
+  local t = R.lastTrace()
+  if t == nil then return "no trace yet (trigger, report, publish or tap something first)" end
+  return safetostring(t)
+end
+
+function M.warnings()
+  local R = module()
+  if not R or type(R.warnings) ~= "function" then return nil, "the responder module has no warnings()" end
+  local list = R.warnings()
+  if type(list) ~= "table" or #list == 0 then return "no warnings" end
+  local lines = {}
+  for i, w in ipairs(list) do
+    local kind, message = "warning", nil
+    if type(w) == "table" then
+      kind = tostring(w.kind or "warning")
+      message = w.message
+      if w.location ~= nil and type(message) == "string" and not message:find(tostring(w.location), 1, true) then
+        message = tostring(w.location) .. ": " .. message
+      end
+    end
+    lines[#lines + 1] = fmt("%d. %s: %s", i, kind, message ~= nil and tostring(message) or render(w, 0, {}, ""))
+  end
+  return concat(lines, "\n")
+end
+
+function M.reset()
+  local R = module()
+  if not R or type(R.reset) ~= "function" then return nil, "the responder module has no reset()" end
+  R.reset()
+  return "reset: tree, warnings, alert, traces and clock cleared"
+end
+
+return M

@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ResponderLua
+
+/// libedit, loaded with `dlopen` the first time a terminal REPL starts: `run` and `test` never pay
+/// for loading it (and its dependencies) at process start.
+struct Libedit {
+    typealias ReadlineFn = @convention(c) (UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>?
+    typealias StringIntFn = @convention(c) (UnsafePointer<CChar>?) -> Int32
+    typealias VoidIntFn = @convention(c) () -> Int32
+    typealias StifleFn = @convention(c) (Int32) -> Void
+    typealias EntryFn = @convention(c) (UnsafePointer<CChar>?, Int32) -> UnsafeMutablePointer<CChar>?
+    typealias MatchesFn = @convention(c) (UnsafePointer<CChar>?, EntryFn?) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+
+    let handle: UnsafeMutableRawPointer
+    let readline: ReadlineFn
+    let addHistory: StringIntFn
+    let readHistory: StringIntFn
+    let writeHistory: StringIntFn
+    let initialize: VoidIntFn
+    let stifleHistory: StifleFn
+    let completionMatches: MatchesFn
+
+    /// The loaded library, or nil when libedit is not installed (the REPL then reads plain lines).
+    nonisolated(unsafe) static let shared: Libedit? = load()
+
+    private static func load() -> Libedit? {
+        guard let handle = dlopen("libedit.so.2", RTLD_NOW | RTLD_GLOBAL) ?? dlopen("libedit.so", RTLD_NOW | RTLD_GLOBAL) else {
+            return nil
+        }
+        func fn<T>(_ name: String, _: T.Type) -> T? {
+            guard let symbol = dlsym(handle, name) else { return nil }
+            return unsafeBitCast(symbol, to: T.self)
+        }
+        guard let readline = fn("readline", ReadlineFn.self),
+              let addHistory = fn("add_history", StringIntFn.self),
+              let readHistory = fn("read_history", StringIntFn.self),
+              let writeHistory = fn("write_history", StringIntFn.self),
+              let initialize = fn("rl_initialize", VoidIntFn.self),
+              let stifleHistory = fn("stifle_history", StifleFn.self),
+              let completionMatches = fn("rl_completion_matches", MatchesFn.self)
+        else { return nil }
+        return Libedit(handle: handle, readline: readline, addHistory: addHistory, readHistory: readHistory,
+                       writeHistory: writeHistory, initialize: initialize, stifleHistory: stifleHistory,
+                       completionMatches: completionMatches)
+    }
+
+    /// A libedit global variable (Swift 6 refuses direct references to imported mutable C
+    /// globals, and the readline-compatible API has no setters).
+    func global<T>(_ name: String, _ type: T.Type) -> UnsafeMutablePointer<T>? {
+        dlsym(handle, name)?.assumingMemoryBound(to: T.self)
+    }
+}

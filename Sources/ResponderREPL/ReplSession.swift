@@ -1,0 +1,313 @@
+import CLua
+import CLuaShim
+import ResponderLua
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One REPL session over a scenario runtime, following `lua.c`: an entry is first compiled as
+/// `return <text>` (an expression, whose values are printed), else as a statement; a syntax
+/// error ending in `<eof>` means the entry is incomplete and another line is read (`>> `).
+/// Errors are printed and never end the session.
+package final class ReplSession {
+    private let runtime: LuaRuntime
+    private var L: OpaquePointer { runtime.L }
+    private var reader: ReplLineReader!
+    private var pending: [String] = []
+    private static let helperKey = "responder.repl"
+
+    static let help = """
+    Type Lua: expressions print their values, statements run; unfinished input continues on '>> '.
+      .help              this text
+      .tree [selector]   the mounted tree (or the subtree at selector) with each node's responders
+      .trace             the last dispatch's trace
+      .warnings          the recorded safety warnings
+      .reset             responder.reset(): clear the tree, warnings, alert, traces and clock
+      .load FILE         run a Lua file in this session
+      .quit              leave (Ctrl-D too)
+    Ctrl-C interrupts running code (or discards the line being typed). Tab completes globals,
+    fields (tbl.na<Tab>) and methods (node:tr<Tab>).
+    """
+
+    package init(runtime: LuaRuntime) {
+        self.runtime = runtime
+    }
+
+    /// Runs until end of input or `.quit`; returns the exit status.
+    package func run(preload: String?) -> Int32 {
+        installHelpers()
+        ResponderModule.materializeNames(runtime)
+        ReplSignals.unblock()
+        let interactive = Console.isTerminal(0)
+        if interactive && Libedit.shared == nil {
+            Console.error("note: libedit not found (apt-get install libedit2): no line editing or history\n")
+        }
+        if interactive && Libedit.shared != nil {
+            reader = TerminalLineReader(historyPath: Self.historyPath()) { [unowned self] text in
+                self.completions(for: text)
+            }
+            Console.out("responder \(ResponderModule.version) REPL (Lua 5.4) - .help for commands, Ctrl-D to leave\n")
+        } else {
+            reader = PipedLineReader()
+        }
+        if let preload { loadFile(preload) }
+        defer { reader.close() }
+        while true {
+            let prompt = pending.isEmpty ? "> " : ">> "
+            switch reader.read(prompt: prompt) {
+            case .eof:
+                if interactive { Console.out("\n") }
+                Console.flush()
+                return 0
+            case .interrupted:
+                pending = []
+            case .line(let line):
+                if pending.isEmpty, let command = DotCommand(line) {
+                    reader.remember(line)
+                    if !perform(command) { Console.flush(); return 0 }
+                } else {
+                    enter(line)
+                }
+            }
+            Console.flush()
+        }
+    }
+
+    private static func historyPath() -> String? {
+        if let p = getenv("RESPONDER_HISTORY") {
+            let s = String(cString: p)
+            return s.isEmpty ? nil : s
+        }
+        guard let home = getenv("HOME") else { return nil }
+        return String(cString: home) + "/.responder_history"
+    }
+
+    // MARK: - Entries
+
+    private enum Compiled {
+        case ready      // the function is on the stack
+        case incomplete
+        case failed(LuaFailure)
+    }
+
+    private func compile(_ text: String) -> Compiled {
+        var text = text
+        if text.hasPrefix("=") { text = "return " + text.dropFirst() }
+        if runtime.load(Array(("return " + text + ";").utf8), chunkname: "=stdin") == nil { return .ready }
+        if let failure = runtime.load(Array(text.utf8), chunkname: "=stdin") {
+            return failure.message.hasSuffix("<eof>") ? .incomplete : .failed(failure)
+        }
+        return .ready
+    }
+
+    private func enter(_ line: String) {
+        if pending.isEmpty && line.allSatisfy({ $0 == " " || $0 == "\t" }) { return }
+        pending.append(line)
+        let text = pending.joined(separator: "\n")
+        switch compile(text) {
+        case .incomplete:
+            return
+        case .failed(let failure):
+            pending = []
+            reader.remember(text)
+            report(failure)
+        case .ready:
+            pending = []
+            reader.remember(text)
+            execute()
+        }
+    }
+
+    /// Calls the function on top of the stack and prints its results.
+    private func execute() {
+        let base = lua_gettop(L) - 1
+        runtime.resetLimits()
+        ReplSignals.beginRunning(runtime.control)
+        defer {
+            ReplSignals.endRunning(interactive: reader.isInteractive)
+            lua_settop(L, base)
+        }
+        if let failure = runtime.call(0, LUA_MULTRET) {
+            report(failure)
+            return
+        }
+        let count = lua_gettop(L) - base
+        guard count > 0 else { return }
+        pushHelper("show")
+        luashim_insert(L, base + 1)
+        if let failure = runtime.call(count, 1) {
+            report(failure)
+            return
+        }
+        Console.out((runtime.string(at: -1) ?? "") + "\n")
+    }
+
+    private func report(_ failure: LuaFailure) {
+        Console.flush()
+        switch failure.kind {
+        case .interrupted:
+            // On a terminal the echoed ^C is still on the line.
+            Console.error(reader.isInteractive ? "\ninterrupted!\n" : "interrupted!\n")
+        case .memoryLimit:
+            luashim_gc_collect(L)
+            Console.error("error: \(failure.message)\n")
+        default:
+            var text = "error: \(failure.message)\n"
+            if let tb = Self.usefulTraceback(failure.traceback) { text += tb + "\n" }
+            Console.error(text)
+        }
+    }
+
+    /// The traceback without the REPL's own frames; nil when nothing but the entry is left.
+    static func usefulTraceback(_ traceback: String?) -> String? {
+        guard let traceback else { return nil }
+        var lines: [Substring] = []
+        for line in traceback.split(separator: "\n", omittingEmptySubsequences: true) {
+            let t = line.drop(while: { $0 == "\t" || $0 == " " })
+            if t.hasPrefix("stack traceback:") || t.hasPrefix("[C]: in ?") || t.hasPrefix("stdin:") && t.hasSuffix("in main chunk") { continue }
+            if t.hasPrefix("[C]: in function 'error'") { continue }
+            lines.append(line)
+        }
+        if lines.isEmpty { return nil }
+        return "stack traceback:\n" + lines.joined(separator: "\n")
+    }
+
+    // MARK: - Lua helpers
+
+    private func installHelpers() {
+        if let failure = runtime.load(ReplLuaSupport.source, chunkname: ReplLuaSupport.chunkName) {
+            Console.error("error: repl support: \(failure.message)\n")
+            luashim_newtable(L)
+        } else {
+            luashim_pushglobaltable(L)
+            luashim_push_swift_function(L, ReplLuaSupport.rawMetatable)
+            luashim_push_swift_function(L, ReplLuaSupport.upvalueTables)
+            if let failure = runtime.call(3, 1) {
+                Console.error("error: repl support: \(failure.message)\n")
+                luashim_newtable(L)
+            }
+        }
+        lua_setfield(L, luashim_registryindex(), Self.helperKey)
+    }
+
+    private func pushHelper(_ name: String) {
+        lua_getfield(L, luashim_registryindex(), Self.helperKey)
+        if lua_type(L, -1) == LUA_TTABLE {
+            lua_getfield(L, -1, name)
+        } else {
+            lua_pushnil(L)
+        }
+        luashim_remove(L, -2)
+    }
+
+    /// Calls a helper that returns `text` or `nil, message`, and prints accordingly.
+    private func runReport(_ name: String, _ argument: String? = nil) {
+        let base = lua_gettop(L)
+        defer { lua_settop(L, base) }
+        runtime.resetLimits()
+        ReplSignals.beginRunning(runtime.control)
+        defer { ReplSignals.endRunning(interactive: reader.isInteractive) }
+        pushHelper(name)
+        var nargs: Int32 = 0
+        if let argument { runtime.pushString(argument); nargs = 1 }
+        if let failure = runtime.call(nargs, 2) {
+            report(failure)
+            return
+        }
+        if let text = runtime.string(at: -2) {
+            Console.out(text + "\n")
+        } else {
+            Console.error("error: \(runtime.string(at: -1) ?? "nothing to show")\n")
+        }
+    }
+
+    /// Candidates for Tab completion (never raises; empty on any problem).
+    func completions(for text: String) -> [String] {
+        let base = lua_gettop(L)
+        defer { lua_settop(L, base) }
+        runtime.resetLimits()
+        pushHelper("complete")
+        runtime.pushString(text)
+        guard runtime.call(1, 1) == nil, lua_type(L, -1) == LUA_TTABLE else { return [] }
+        var out: [String] = []
+        let n = lua_rawlen(L, -1)
+        if n == 0 { return [] }
+        for i in 1...n {
+            lua_rawgeti(L, -1, lua_Integer(i))
+            if let s = runtime.string(at: -1) { out.append(s) }
+            luashim_pop(L, 1)
+        }
+        return out
+    }
+
+    // MARK: - Dot commands
+
+    private enum DotCommand {
+        case help, tree(String), trace, warnings, reset, load(String), quit, unknown(String)
+
+        init?(_ line: String) {
+            let trimmed = line.drop(while: { $0 == " " || $0 == "\t" })
+            guard trimmed.first == ".", let second = trimmed.dropFirst().first, second.isLetter else { return nil }
+            let body = trimmed.dropFirst()
+            let name = String(body.prefix(while: { !$0.isWhitespace }))
+            var argument = String(body.dropFirst(name.count).drop(while: { $0.isWhitespace }))
+            while let last = argument.last, last.isWhitespace { argument.removeLast() }
+            switch name {
+            case "help", "h", "?": self = .help
+            case "tree": self = .tree(argument)
+            case "trace": self = .trace
+            case "warnings": self = .warnings
+            case "reset": self = .reset
+            case "load": self = .load(argument)
+            case "quit", "exit", "q": self = .quit
+            default: self = .unknown(name)
+            }
+        }
+    }
+
+    /// Performs a dot command; false means leave.
+    private func perform(_ command: DotCommand) -> Bool {
+        switch command {
+        case .help:
+            Console.out(Self.help + "\n")
+        case .tree(let selector):
+            runReport("tree", selector.isEmpty ? nil : selector)
+        case .trace:
+            runReport("trace")
+        case .warnings:
+            runReport("warnings")
+        case .reset:
+            runReport("reset")
+        case .load(let path):
+            if path.isEmpty {
+                Console.error("error: .load needs a file: .load FILE.lua\n")
+            } else {
+                loadFile(path)
+            }
+        case .quit:
+            return false
+        case .unknown(let name):
+            Console.error("error: unknown command .\(name) (try .help)\n")
+        }
+        return true
+    }
+
+    /// Runs a file in the session (its results, if any, are printed).
+    private func loadFile(_ path: String) {
+        let bytes: [UInt8]
+        switch FileText.read(path) {
+        case .success(let b): bytes = b
+        case .failure(let problem):
+            Console.error(FileText.openError(path, problem))
+            return
+        }
+        let savedDirectory = runtime.scriptDirectory
+        runtime.scriptDirectory = FileText.directory(of: path)
+        defer { runtime.scriptDirectory = savedDirectory }
+        if let failure = runtime.load(bytes, chunkname: "@" + path) {
+            report(failure)
+            return
+        }
+        execute()
+    }
+}

@@ -1,0 +1,279 @@
+import ResponderLua
+
+/// Counts for the closing line `N passed, N failed, N skipped` (errors count as failed).
+package struct TestSummary: Sendable {
+    var passed = 0
+    var failed = 0
+    var errors = 0
+    var skipped = 0
+
+    package init() {}
+
+    package mutating func add(_ r: TestRecord) {
+        switch r.status {
+        case .passed: passed += 1
+        case .failed: failed += 1
+        case .error: errors += 1
+        case .skipped: skipped += 1
+        }
+    }
+
+    var total: Int { passed + failed + errors + skipped }
+    package var anyFailure: Bool { failed + errors > 0 }
+    package var line: String { "\(passed) passed, \(failed + errors) failed, \(skipped) skipped" }
+}
+
+/// Renders the final report in the four formats.
+package enum TestReport {
+    // MARK: pretty
+
+    package struct Style {
+        let colour: Bool
+        package init(colour: Bool) { self.colour = colour }
+        func paint(_ s: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
+        func red(_ s: String) -> String { paint(s, "31") }
+        func green(_ s: String) -> String { paint(s, "32") }
+        func yellow(_ s: String) -> String { paint(s, "33") }
+        func dim(_ s: String) -> String { paint(s, "2") }
+        func bold(_ s: String) -> String { paint(s, "1") }
+    }
+
+    package static func mark(_ r: TestRecord, _ st: Style) -> String {
+        switch r.status {
+        case .passed: return st.green("●")
+        case .failed: return st.red("◼")
+        case .error: return st.red("✱")
+        case .skipped: return st.yellow("◌")
+        }
+    }
+
+    /// One failure, as the pretty format lists it.
+    static func failureBlock(_ r: TestRecord, _ st: Style) -> String {
+        var out = ""
+        let label = r.status == .error ? "Error" : "Failure"
+        out += st.red(st.bold("\(label) → ")) + st.bold(r.location ?? r.file) + "\n"
+        out += st.bold(r.name) + "\n"
+        if let m = r.message { out += indent(m, "  ") + "\n" }
+        if let d = r.diff {
+            for line in d.split(separator: "\n", omittingEmptySubsequences: false) {
+                if line.hasPrefix("---") || line.hasPrefix("+++") { out += "  " + st.bold(String(line)) + "\n" }
+                else if line.hasPrefix("-") { out += "  " + st.red(String(line)) + "\n" }
+                else if line.hasPrefix("+") { out += "  " + st.green(String(line)) + "\n" }
+                else { out += "  " + line + "\n" }
+            }
+        }
+        if let t = r.trace, !t.isEmpty {
+            out += "  trace:\n" + indent(t, "    ") + "\n"
+        }
+        if let tb = r.traceback, !tb.isEmpty {
+            out += st.dim(indent(tb, "  ")) + "\n"
+        }
+        return out
+    }
+
+    package static func pretty(_ records: [TestRecord], _ st: Style, duration: Double) -> String {
+        var out = ""
+        let notes = records.compactMap(\.note)
+        if !notes.isEmpty {
+            out += "\n" + notes.joined(separator: "\n") + "\n"
+        }
+        let skipped = records.filter { $0.status == .skipped }
+        if !skipped.isEmpty {
+            out += "\n" + st.yellow("Pending:") + "\n"
+            for r in skipped {
+                out += "  " + st.yellow("◌") + " " + r.name + st.dim(" (\(r.location ?? r.file))") + "\n"
+            }
+        }
+        let failures = records.filter { $0.status.isFailure }
+        if !failures.isEmpty {
+            out += "\n"
+            for r in failures { out += failureBlock(r, st) + "\n" }
+        }
+        if failures.isEmpty && !(skipped.isEmpty && notes.isEmpty) { out += "\n" }
+        out += st.dim("\(records.count) \(records.count == 1 ? "test" : "tests") in \(formatSeconds(duration))") + "\n"
+        return out
+    }
+
+    static func indent(_ s: String, _ prefix: String) -> String {
+        s.split(separator: "\n", omittingEmptySubsequences: false).map { prefix + $0 }.joined(separator: "\n")
+    }
+
+    static func formatSeconds(_ s: Double) -> String {
+        let ms = Int((s * 1000).rounded())
+        return "\(ms / 1000).\(pad3(ms % 1000)) s"
+    }
+
+    private static func pad3(_ n: Int) -> String {
+        let s = String(n)
+        return String(repeating: "0", count: max(0, 3 - s.count)) + s
+    }
+
+    static func seconds(_ s: Double) -> String {
+        let us = Int((s * 1_000_000).rounded())
+        let whole = us / 1_000_000
+        var frac = String(us % 1_000_000)
+        frac = String(repeating: "0", count: 6 - frac.count) + frac
+        return "\(whole).\(frac)"
+    }
+
+    // MARK: TAP
+
+    package static func tap(_ records: [TestRecord]) -> String {
+        var out = "TAP version 13\n1..\(records.count)\n"
+        for (i, r) in records.enumerated() {
+            let name = replacing(replacing(r.name, "\n", " "), "#", "\\#")
+            switch r.status {
+            case .passed:
+                out += "ok \(i + 1) - \(name)\n"
+            case .skipped:
+                out += "ok \(i + 1) - \(name) # SKIP \(r.message ?? "pending")\n"
+            case .failed, .error:
+                out += "not ok \(i + 1) - \(name)\n"
+                out += "  ---\n"
+                out += "  status: \(r.status.rawValue)\n"
+                out += "  file: \(yamlString(r.file))\n"
+                if let l = r.location { out += "  location: \(yamlString(l))\n" }
+                if let m = r.message { out += "  message: |\n" + indent(m, "    ") + "\n" }
+                if let d = r.diff { out += "  diff: |\n" + indent(d, "    ") + "\n" }
+                if let t = r.trace { out += "  trace: |\n" + indent(t, "    ") + "\n" }
+                out += "  ...\n"
+            }
+            if let n = r.note {
+                for line in n.split(separator: "\n") { out += "# \(line)\n" }
+            }
+        }
+        return out
+    }
+
+    static func yamlString(_ s: String) -> String { jsonString(s) }
+
+    /// Replaces every occurrence of `target` (no Foundation).
+    static func replacing(_ s: String, _ target: String, _ replacement: String) -> String {
+        guard !target.isEmpty else { return s }
+        var out = ""
+        var rest = s[...]
+        while let r = rest.firstRange(of: target) {
+            out += rest[..<r.lowerBound]
+            out += replacement
+            rest = rest[r.upperBound...]
+        }
+        out += rest
+        return out
+    }
+
+    // MARK: JUnit
+
+    package static func junit(_ records: [TestRecord], files: [String], duration: Double) -> String {
+        var all = TestSummary()
+        for r in records { all.add(r) }
+        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        out += "<testsuites name=\"responder test\" tests=\"\(all.total)\" failures=\"\(all.failed)\" errors=\"\(all.errors)\" skipped=\"\(all.skipped)\" time=\"\(seconds(duration))\">\n"
+        var byFile: [String: [TestRecord]] = [:]
+        for r in records { byFile[r.file, default: []].append(r) }
+        for file in files {
+            let rs = byFile[file] ?? []
+            var s = TestSummary()
+            var time = 0.0
+            for r in rs { s.add(r); time += r.duration }
+            out += "  <testsuite name=\"\(xml(file))\" tests=\"\(s.total)\" failures=\"\(s.failed)\" errors=\"\(s.errors)\" skipped=\"\(s.skipped)\" time=\"\(seconds(time))\">\n"
+            for r in rs {
+                let classname = r.suite.isEmpty ? file : file + " > " + r.suite
+                let name = r.test.isEmpty ? r.name : r.test
+                out += "    <testcase classname=\"\(xml(classname))\" name=\"\(xml(name))\" file=\"\(xml(file))\" time=\"\(seconds(r.duration))\""
+                switch r.status {
+                case .passed:
+                    out += "/>\n"
+                    continue
+                case .skipped:
+                    out += ">\n      <skipped/>\n"
+                case .failed, .error:
+                    let tag = r.status == .failed ? "failure" : "error"
+                    let loc = r.location ?? file
+                    let first = (r.message ?? tag).split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? tag
+                    var body = loc + ": " + (r.message ?? "")
+                    if let d = r.diff { body += "\n" + d }
+                    if let t = r.trace { body += "\ntrace:\n" + t }
+                    if let tb = r.traceback { body += "\n" + tb }
+                    out += ">\n      <\(tag) message=\"\(xml(loc + ": " + first))\" type=\"\(r.status == .failed ? "AssertionError" : "Error")\">\(xml(body))</\(tag)>\n"
+                }
+                out += "    </testcase>\n"
+            }
+            out += "  </testsuite>\n"
+        }
+        out += "</testsuites>\n"
+        return out
+    }
+
+    /// XML text/attribute escaping; characters XML 1.0 forbids become U+FFFD.
+    static func xml(_ s: String) -> String {
+        var out = ""
+        for u in s.unicodeScalars {
+            switch u {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\n": out += "&#10;"
+            case "\t": out += "&#9;"
+            case "\r": out += "&#13;"
+            default:
+                if u.value < 0x20 || u.value == 0xFFFE || u.value == 0xFFFF {
+                    out += "\u{FFFD}"
+                } else {
+                    out.unicodeScalars.append(u)
+                }
+            }
+        }
+        return out
+    }
+
+    // MARK: JSON
+
+    package static func json(_ records: [TestRecord], duration: Double) -> String {
+        var s = TestSummary()
+        for r in records { s.add(r) }
+        var out = "{\n  \"summary\": {\"passed\": \(s.passed), \"failed\": \(s.failed + s.errors), \"errors\": \(s.errors), \"skipped\": \(s.skipped), \"duration\": \(seconds(duration))},\n  \"tests\": ["
+        for (i, r) in records.enumerated() {
+            out += i == 0 ? "\n" : ",\n"
+            var fields = [
+                "\"file\": \(jsonString(r.file))",
+                "\"name\": \(jsonString(r.name))",
+                "\"suite\": \(jsonString(r.suite))",
+                "\"test\": \(jsonString(r.test))",
+                "\"status\": \(jsonString(r.status.rawValue))",
+            ]
+            if let v = r.location { fields.append("\"location\": \(jsonString(v))") }
+            if let v = r.message { fields.append("\"message\": \(jsonString(v))") }
+            if let v = r.diff { fields.append("\"diff\": \(jsonString(v))") }
+            if let v = r.trace { fields.append("\"trace\": \(jsonString(v))") }
+            if let v = r.traceback { fields.append("\"traceback\": \(jsonString(v))") }
+            if let v = r.note { fields.append("\"note\": \(jsonString(v))") }
+            fields.append("\"duration\": \(seconds(r.duration))")
+            out += "    {" + fields.joined(separator: ", ") + "}"
+        }
+        out += records.isEmpty ? "]\n}\n" : "\n  ]\n}\n"
+        return out
+    }
+
+    static func jsonString(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if u.value < 0x20 {
+                    let hex = String(u.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(u)
+                }
+            }
+        }
+        return out + "\""
+    }
+}

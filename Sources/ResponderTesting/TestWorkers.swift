@@ -1,0 +1,184 @@
+import ResponderLua
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One file to run.
+package struct TestFile: Sendable {
+    package let path: String
+    /// A plain script (not `*_spec.lua`): one test, passes when it ends without error.
+    let plain: Bool
+}
+
+/// The worker side: reads files from stdin, runs each in a fresh state, streams records to fd 3.
+package enum TestWorker {
+    package static func run(options: TestRunOptions) -> Never {
+        let crashTrigger = getenv("RESPONDER_TEST_CRASH_WORKER_ON").map { String(cString: $0) }
+        var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if let nl = pending.firstIndex(of: 10) {
+                let line = String(decoding: pending[..<nl], as: UTF8.self)
+                pending.removeSubrange(...nl)
+                guard line.count > 2 else { continue }
+                let plain = line.hasPrefix("P")
+                let path = String(line.dropFirst(2))
+                // Testing aid: lets the CLI tests check that a crashed worker costs one file only.
+                if let crash = crashTrigger, path.contains(crash) { kill(getpid(), SIGKILL) }
+                TestFramework.runFile(path, plain: plain, options: options) { record in
+                    TestProcess.writeAll(TestProtocol.resultFD, Array(TestProtocol.encode(record).utf8))
+                }
+                Console.flush()
+                if !TestProcess.writeAll(TestProtocol.resultFD, Array("E\n".utf8)) { exit(0) }
+                continue
+            }
+            let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            pending.append(contentsOf: chunk[0..<n])
+        }
+        Console.flush()
+        exit(0)
+    }
+}
+
+/// The parent side: a pool of worker processes fed one file at a time. A worker that dies
+/// (crash, kill) costs only the file it was running, which is reported as an error; the
+/// remaining files go to a fresh worker.
+package final class TestWorkerPool {
+    private struct Worker {
+        let pid: pid_t
+        let input: Int32
+        let output: Int32
+        var buffer: [UInt8] = []
+        var current: Int?
+    }
+
+    let jobs: Int
+    let workerArguments: [String]
+    let stdoutToStderr: Bool
+    private let executable = TestProcess.executablePath()
+    private let environment = TestProcess.environment()
+
+    package init(jobs: Int, workerArguments: [String], stdoutToStderr: Bool) {
+        self.jobs = jobs
+        self.workerArguments = workerArguments
+        self.stdoutToStderr = stdoutToStderr
+    }
+
+    /// Runs all files; `record` gets each result with its file index, `done` each finished file.
+    package func run(_ files: [TestFile], record: (Int, TestRecord) -> Void, done: (Int) -> Void) {
+        TestProcess.ignoreBrokenPipes()
+        var next = 0
+        var workers: [Worker] = []
+
+        func spawnWorker() -> Worker? {
+            guard let child = TestProcess.spawn(
+                executable, [executable, "test", "--worker"] + workerArguments,
+                pipeInput: true, captured: [TestProtocol.resultFD],
+                redirects: stdoutToStderr ? [(2, 1)] : [], environment: environment) else { return nil }
+            return Worker(pid: child.pid, input: child.input, output: child.outputs[0])
+        }
+
+        func assign(_ w: inout Worker) -> Bool {
+            guard next < files.count else { return false }
+            let i = next
+            next += 1
+            w.current = i
+            let f = files[i]
+            let line = (f.plain ? "P\t" : "S\t") + f.path + "\n"
+            _ = TestProcess.writeAll(w.input, Array(line.utf8))
+            return true
+        }
+
+        func retire(_ w: Worker) {
+            close(w.input)
+            close(w.output)
+            _ = TestProcess.wait(w.pid)
+        }
+
+        let count = max(1, min(jobs, files.count))
+        for _ in 0..<count {
+            guard var w = spawnWorker() else { break }
+            if assign(&w) { workers.append(w) } else { retire(w) }
+        }
+        if workers.isEmpty && next < files.count {
+            // Could not start any worker: report every file.
+            for i in next..<files.count {
+                record(i, TestRecord(file: files[i].path, name: files[i].path, status: .error,
+                                     message: "could not start a test worker (\(String(cString: strerror(errno))))",
+                                     location: files[i].path + ":0"))
+                done(i)
+            }
+            return
+        }
+
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while !workers.isEmpty {
+            var pfds = workers.map { pollfd(fd: $0.output, events: Int16(POLLIN), revents: 0) }
+            let r = poll(&pfds, nfds_t(pfds.count), -1)
+            if r < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            var replacements: [Worker] = []
+            var removed = Set<Int>()
+            for (wi, p) in pfds.enumerated() where p.revents != 0 {
+                let n = chunk.withUnsafeMutableBytes { read(p.fd, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                if n > 0 {
+                    workers[wi].buffer.append(contentsOf: chunk[0..<n])
+                    // Complete lines.
+                    while let nl = workers[wi].buffer.firstIndex(of: 10) {
+                        let bytes = workers[wi].buffer[..<nl]
+                        let line = String(decoding: bytes, as: UTF8.self)
+                        workers[wi].buffer.removeSubrange(...nl)
+                        guard let cur = workers[wi].current else { continue }
+                        if line == "E" {
+                            done(cur)
+                            workers[wi].current = nil
+                            if !assign(&workers[wi]) {
+                                retire(workers[wi])
+                                removed.insert(wi)
+                                break
+                            }
+                        } else if let rec = TestProtocol.decode(Substring(line), file: files[cur].path) {
+                            record(cur, rec)
+                        }
+                    }
+                    continue
+                }
+                // EOF or read error: the worker is gone.
+                let w = workers[wi]
+                close(w.input)
+                close(w.output)
+                let how = TestProcess.wait(w.pid)
+                removed.insert(wi)
+                if let cur = w.current {
+                    let path = files[cur].path
+                    record(cur, TestRecord(file: path, name: path, status: .error,
+                                           message: "the test worker crashed (\(how)) while running \(path); the other files were not affected",
+                                           location: path + ":0"))
+                    done(cur)
+                }
+                if next < files.count, var fresh = spawnWorker() {
+                    if assign(&fresh) { replacements.append(fresh) } else { retire(fresh) }
+                }
+            }
+            if !removed.isEmpty {
+                workers = workers.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+            }
+            workers += replacements
+            if workers.isEmpty && next < files.count, var fresh = spawnWorker() {
+                if assign(&fresh) { workers.append(fresh) } else { retire(fresh) }
+            }
+        }
+        while next < files.count {
+            let i = next
+            next += 1
+            record(i, TestRecord(file: files[i].path, name: files[i].path, status: .error,
+                                 message: "could not start a test worker", location: files[i].path + ":0"))
+            done(i)
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import ResponderEngine
+@testable import ResponderGraph
+import ResponderKit
+import ResponderLua
+import Testing
+
+/// `TreeGraph`: the snapshot `responder graph` draws, and its text and dot renderers.
+@Suite("Tree graph")
+struct TreeGraphTests {
+    func graph(_ script: String) throws -> TreeGraph {
+        let runtime = try Scenario.makeRuntime(ScenarioOptions(limits: .unlimited))
+        try runtime.runString(script, chunkname: "=graph")
+        return try TreeGraph.capture(world: runtime.world)
+    }
+
+    static let grid = """
+        local ItemSelected = Event "ItemSelected"
+        local grid = View "Grid" {}
+        for _, name in ipairs { "a", "b" } do
+          local item = View "Item" { id = name }
+          item:onTapGesture { trigger = ItemSelected { item = name } }
+          grid:add(item)
+        end
+        grid:triggers(ItemSelected)
+        local screen = View "Screen" { View "Title" {}, grid }
+        screen:receiveEvent(function() return false end)
+        screen:handleEvent(ItemSelected, function() end)
+        mount(screen)
+        tap(screen:find("Item#b"))
+        """
+
+    @Test func textShowsTheTreeTheEntriesAndThePath() throws {
+        let text = try graph(Self.grid).text()
+        #expect(text == """
+            Screen  ◀ 3
+            │   #1 receiveEvent               ◀ step 2: passed
+            │   #2 handleEvent(ItemSelected)  ◀ step 3: handled
+            ├── Title
+            └── Grid  ◀ 2
+                │   #1 triggers(ItemSelected)  ◀ step 1: declared
+                ├── Item#a
+                │       onTapGesture: trigger ItemSelected{item="a"}
+                └── Item#b  ◀ 1 origin
+                        onTapGesture: trigger ItemSelected{item="b"}
+
+            last dispatch: event ItemSelected{item="b"} from Item#b
+            path: Item#b → Grid → Screen
+              1  Grid    #1 triggers(ItemSelected)     declared
+              2  Screen  #1 receiveEvent               passed
+              3  Screen  #2 handleEvent(ItemSelected)  handled
+
+            """)
+    }
+
+    @Test func snapshotRecordsStructurePathPositionsAndSteps() throws {
+        let g = try graph(Self.grid)
+        #expect(g.isMounted)
+        #expect(g.nodes.map(\.label) == ["Screen", "Title", "Grid", "Item#a", "Item#b"])
+        #expect(g.nodes[0].children == [1, 2])
+        #expect(g.nodes[2].children == [3, 4])
+        #expect(g.nodes[4].parent == 2)
+        #expect(g.nodes.map(\.pathPosition) == [3, nil, 2, nil, 1])
+        #expect(g.dispatch?.path == ["Item#b", "Grid", "Screen"])
+        #expect(g.dispatch?.steps.map(\.decision) == ["declared", "passed", "handled"])
+        #expect(g.nodes[0].lines.map(\.text) == ["#1 receiveEvent", "#2 handleEvent(ItemSelected)"])
+        #expect(g.nodes[0].lines[1].steps.map(\.number) == [3])
+    }
+
+    @Test func dotHighlightsThePathWithStepNumbers() throws {
+        let dot = try graph(Self.grid).dot()
+        #expect(dot.hasPrefix("digraph responders {\n"))
+        #expect(dot.hasSuffix("}\n"))
+        // Path nodes are bold and filled; the others are plain.
+        #expect(dot.contains(#"n0 [label="Screen  ◀ 3\l#1 receiveEvent  ◀ step 2: passed\l#2 handleEvent(ItemSelected)  ◀ step 3: handled\l", color="red", penwidth=2, style="filled,bold""#))
+        #expect(dot.contains(#"n1 [label="Title\l"];"#))
+        #expect(dot.contains(#"n4 [label="Item#b  ◀ 1 origin\lonTapGesture: trigger ItemSelected{item=\"b\"}\l", color="red""#))
+        // Path edges point the way the value travelled (child → parent) and carry hop numbers.
+        #expect(dot.contains(#"n2 -> n4 [dir=back, color="red", penwidth=2.5, fontcolor="red", label="1"];"#))
+        #expect(dot.contains(#"n0 -> n2 [dir=back, color="red", penwidth=2.5, fontcolor="red", label="2"];"#))
+        #expect(dot.contains("  n0 -> n1;\n"))
+        #expect(dot.contains("  n2 -> n3;\n"))
+        #expect(dot.contains(#"label="last dispatch: event ItemSelected{item=\"b\"} from Item#b\lpath: Item#b → Grid → Screen\l""#))
+    }
+
+    @Test func dotEscapesQuotesBackslashesAndNewlines() throws {
+        #expect(TreeGraph.dotEscape(#"a"b\c"# + "\nd\r\u{1}") == #"a\"b\\c\ld "#)
+        let g = try graph("""
+            local E = Event 'Say"hi\\\\'
+            local root = View 'Ro"ot' { id = 'x\\\\y', View "Two\\nLines" { id = "c" } }
+            root:handleEvent(E, function() end)
+            mount(root)
+            root:find("#c"):trigger(E {})
+            """)
+        let dot = g.dot()
+        #expect(dot.contains(#"n0 [label="Ro\"ot#x\\y  ◀ 2\l#1 handleEvent(Say\"hi\\)  ◀ step 1: handled\l""#))
+        #expect(dot.contains(#"n1 [label="Two\lLines#c  ◀ 1 origin\l""#))
+        // Every quote inside a label is escaped: unescaped quotes come in pairs per attribute.
+        for line in dot.split(separator: "\n") {
+            var unescaped = 0
+            var backslashes = 0
+            for ch in line {
+                if ch == "\"" && backslashes % 2 == 0 { unescaped += 1 }
+                backslashes = ch == "\\" ? backslashes + 1 : 0
+            }
+            #expect(unescaped % 2 == 0, "odd quotes in: \(line)")
+        }
+        // The text tree keeps one node per line.
+        #expect(g.text().contains("└── Two\\nLines#c  ◀ 1 origin\n"))
+    }
+
+    @Test func unhandledValuesEndPastTheRoot() throws {
+        let g = try graph("""
+            local Lost = Event "Lost"
+            local root = View "Root" { View "Leaf" {} }
+            root:safetyLevel("disabled")
+            root:receiveEvent(function() return false end)
+            mount(root)
+            root:find("Leaf"):trigger(Lost {})
+            """)
+        #expect(g.text() == """
+            Root  ◀ 2
+            │   #1 receiveEvent  ◀ step 1: passed
+            │   (past the root)  ◀ step 2: unhandled
+            └── Leaf  ◀ 1 origin
+
+            last dispatch: event Lost{} from Leaf
+            path: Leaf → Root
+              1  Root  #1 receiveEvent  passed
+              2  Root                   unhandled
+
+            """)
+    }
+
+    @Test func publicationsMarkTheSubscribersTheyReached() throws {
+        let g = try graph("""
+            local Shaken = Event "Shaken"
+            local app = View "App" { View "Feed" { id = "f" }, View "Other" {} }
+            local pub = app:publisher(Shaken, { destination = "allLevels" })
+            app:find("#f"):subscribe(Shaken, function() end)
+            mount(app)
+            pub:publish(Shaken {})
+            """)
+        let text = g.text()
+        #expect(text.contains("App  ◀ 1 origin\n"))
+        #expect(text.contains("│   publisher(Shaken, allLevels)\n"))
+        #expect(text.contains("subscribe(Shaken)  ◀ step 1: handled\n"))
+        #expect(g.dot().contains(#"n1 [label="Feed#f\lsubscribe(Shaken)  ◀ step 1: handled\l", color="red", style="filled""#))
+    }
+
+    @Test func stepsOfRemovedEntriesKeepALineOfTheirOwn() throws {
+        let g = try graph("""
+            local E = Event "E"
+            local root = View "Root" {}
+            root:handleEvent(E, function() end, { once = true, id = "first" })
+            mount(root)
+            root:trigger(E {})
+            """)
+        #expect(g.text().contains("#1 handleEvent(E) (removed since)  ◀ step 1: handled\n"))
+    }
+
+    @Test func withoutAMountedTreeTheLastDispatchTreeIsUsed() throws {
+        let g = try graph("""
+            local E = Event "E"
+            local root = View "Root" { View "Leaf" {} }
+            root:handleEvent(E, function() end)
+            root:find("Leaf"):trigger(E {})
+            """)
+        #expect(!g.isMounted)
+        #expect(g.text().hasPrefix("nothing is mounted; showing the tree of the last dispatch\nRoot  ◀ 2\n"))
+        #expect(g.dot().contains("nothing is mounted; the tree of the last dispatch\\l"))
+    }
+
+    @Test func nothingMountedAndNoDispatchIsAnError() throws {
+        #expect(throws: TreeGraphError.nothingMounted) {
+            _ = try graph("local x = View 'Alone' {}")
+        }
+        #expect(TreeGraphError.nothingMounted.message == "nothing is mounted: call mount(root) in the script")
+    }
+
+    @Test func aTreeWithoutADispatchSaysSo() throws {
+        let g = try graph("mount(View 'Root' { View 'Leaf' {} })")
+        #expect(g.dispatch == nil)
+        #expect(g.text() == "Root\n└── Leaf\n\nlast dispatch: none\n")
+        #expect(g.dot().contains(#"label="last dispatch: none\l""#))
+        #expect(!g.dot().contains("color=\"red\""))
+    }
+
+    @Test func engineTreesRenderWithoutLua() throws {
+        let type = ValueType(name: "Ping", kind: .event)
+        let root = Node(name: "Root", id: "r")
+        let child = Node(name: "Child")
+        try root.add(child)
+        root.addResponder(ResponderEntry(kind: .transformEvent, filter: type) { value, _ in .value(value) })
+        root.addResponder(ResponderEntry.declaration(.triggers, [type, type]))
+        let g = TreeGraph(root: root, trace: nil)
+        #expect(g.text() == "Root#r\n│   #1 transformEvent(Ping)\n│   #2 triggers(Ping, Ping)\n└── Child\n\nlast dispatch: none\n")
+    }
+}
