@@ -75,8 +75,18 @@ public struct TreeGraph: Sendable {
         public var steps: [Step]
     }
 
+    /// The most nodes a graph captures; the rest of a larger tree is counted in ``omittedNodes``.
+    public static let maximumNodes = 2_000
+    /// The deepest level the text form indents; deeper nodes are drawn at this indentation,
+    /// marked with their depth.
+    public static let maximumIndentation = 40
+    /// The most path nodes and steps of the last dispatch that are listed.
+    public static let maximumListed = 2_000
+
     /// The nodes in document order; the root is `nodes[0]`.
     public var nodes: [GraphNode]
+    /// Nodes of the tree past ``maximumNodes`` (in document order) that are not captured.
+    public var omittedNodes = 0
     /// Whether the tree is the mounted one (false: taken from the last dispatch's root).
     public var isMounted: Bool
     /// The last dispatch, if any.
@@ -104,8 +114,15 @@ public struct TreeGraph: Sendable {
         var indexOf: [ObjectIdentifier: Int] = [:]
         var stack: [(node: Node, parent: Int?)] = [(root, nil)]
         var engineNodes: [Node] = []
+        var omitted = 0
         while let item = stack.popLast() {
             let node = item.node, parent = item.parent
+            if nodes.count >= Self.maximumNodes {
+                // count the rest without capturing it
+                omitted += 1
+                for child in node.children { stack.append((child, nil)) }
+                continue
+            }
             let index = nodes.count
             indexOf[ObjectIdentifier(node)] = index
             engineNodes.append(node)
@@ -114,6 +131,7 @@ public struct TreeGraph: Sendable {
             if let parent { nodes[parent].children.append(index) }
             for child in node.children.reversed() { stack.append((child, index)) }
         }
+        omittedNodes = omitted
 
         if let trace {
             var steps: [Step] = []
@@ -205,18 +223,19 @@ public struct TreeGraph: Sendable {
         if !isMounted {
             out += "nothing is mounted; showing the tree of the last dispatch\n"
         }
-        if !nodes.isEmpty { renderText(0, prefix: "", isLast: true, isRoot: true, into: &out) }
+        if !nodes.isEmpty { renderText(into: &out) }
+        if omittedNodes > 0 { out += omittedNote + "\n" }
         out += "\n"
         guard let dispatch else {
             out += "last dispatch: none\n"
             return out
         }
         out += "last dispatch: " + Self.oneLine(dispatch.header) + "\n"
-        out += "path: " + Self.oneLine(dispatch.path.joined(separator: " → ")) + "\n"
+        out += "path: " + Self.oneLine(Self.listed(dispatch.path)) + "\n"
         let nodeWidth = dispatch.steps.map { Self.oneLine($0.node).count }.max() ?? 0
         let entryWidth = dispatch.steps.map { $0.index == 0 ? 0 : Self.oneLine("#\($0.index) \($0.responder)").count }.max() ?? 0
         let numberWidth = String(dispatch.steps.count).count
-        for step in dispatch.steps {
+        for step in dispatch.steps.prefix(Self.maximumListed) {
             var line = "  " + Self.pad(String(step.number), numberWidth, left: true) + "  "
                 + Self.pad(Self.oneLine(step.node), nodeWidth) + "  "
                 + Self.pad(step.index == 0 ? "" : Self.oneLine("#\(step.index) \(step.responder)"), entryWidth) + "  "
@@ -225,29 +244,63 @@ public struct TreeGraph: Sendable {
             out += line + "\n"
         }
         if dispatch.steps.isEmpty { out += "  (no steps)\n" }
+        if dispatch.steps.count > Self.maximumListed {
+            out += "  … \(dispatch.steps.count - Self.maximumListed) more steps not shown "
+                + "(a graph lists at most \(Self.maximumListed))\n"
+        }
         return out
     }
 
-    private func renderText(_ index: Int, prefix: String, isLast: Bool, isRoot: Bool, into out: inout String) {
-        let node = nodes[index]
-        out += prefix + (isRoot ? "" : (isLast ? "└── " : "├── ")) + Self.oneLine(node.label)
-        if let position = node.pathPosition { out += "  ◀ \(position)" + (position == 1 ? " origin" : "") }
-        out += "\n"
-        let inner = prefix + (isRoot ? "" : (isLast ? "    " : "│   "))
-        let bar = node.children.isEmpty ? "    " : "│   "
-        let width = node.lines.filter { !$0.steps.isEmpty }.map { Self.oneLine($0.text).count }.max() ?? 0
-        for line in node.lines {
-            var text = inner + bar
-            if line.steps.isEmpty {
-                text += Self.oneLine(line.text)
-            } else {
-                text += Self.pad(Self.oneLine(line.text), width) + "  ◀ "
-                    + Self.oneLine(line.steps.map(\.mark).joined(separator: ", "))
+    /// `note: …` for a tree larger than ``maximumNodes``.
+    var omittedNote: String {
+        "note: \(omittedNodes) more nodes not shown (a graph shows at most \(Self.maximumNodes) nodes, "
+            + "the first in document order)"
+    }
+
+    /// Labels joined with arrows; past ``maximumListed`` the middle ones are left out.
+    static func listed(_ labels: [String]) -> String {
+        guard labels.count > maximumListed else { return labels.joined(separator: " → ") }
+        let half = maximumListed / 2
+        return (labels.prefix(half) + ["… \(labels.count - 2 * half) more …"] + labels.suffix(half))
+            .joined(separator: " → ")
+    }
+
+    /// The indented tree, walked iteratively. Indentation stops growing at
+    /// ``maximumIndentation`` levels; deeper nodes show their depth instead.
+    private func renderText(into out: inout String) {
+        var stack: [(index: Int, prefix: String, isLast: Bool, depth: Int)] = [(0, "", true, 0)]
+        var capped = false
+        while let (index, prefix, isLast, depth) = stack.popLast() {
+            let node = nodes[index]
+            let isRoot = depth == 0
+            let indents = depth <= Self.maximumIndentation
+            out += prefix + (isRoot ? "" : (isLast ? "└── " : "├── "))
+            if !indents {
+                out += "[depth \(depth)] "
+                capped = true
             }
-            out += text + "\n"
+            out += Self.oneLine(node.label)
+            if let position = node.pathPosition { out += "  ◀ \(position)" + (position == 1 ? " origin" : "") }
+            out += "\n"
+            let inner = indents ? prefix + (isRoot ? "" : (isLast ? "    " : "│   ")) : prefix
+            let bar = node.children.isEmpty ? "    " : "│   "
+            let width = node.lines.filter { !$0.steps.isEmpty }.map { Self.oneLine($0.text).count }.max() ?? 0
+            for line in node.lines {
+                var text = inner + bar
+                if line.steps.isEmpty {
+                    text += Self.oneLine(line.text)
+                } else {
+                    text += Self.pad(Self.oneLine(line.text), width) + "  ◀ "
+                        + Self.oneLine(line.steps.map(\.mark).joined(separator: ", "))
+                }
+                out += text + "\n"
+            }
+            for (offset, child) in node.children.enumerated().reversed() {
+                stack.append((child, inner, offset == node.children.count - 1, depth + 1))
+            }
         }
-        for (offset, child) in node.children.enumerated() {
-            renderText(child, prefix: inner, isLast: offset == node.children.count - 1, isRoot: false, into: &out)
+        if capped {
+            out += "note: indentation stops at depth \(Self.maximumIndentation); deeper nodes show [depth N]\n"
         }
     }
 
@@ -283,10 +336,11 @@ public struct TreeGraph: Sendable {
         var out = "digraph responders {\n"
         var graphLabel = isMounted ? "" : "nothing is mounted; the tree of the last dispatch\n"
         if let dispatch {
-            graphLabel += "last dispatch: \(dispatch.header)\npath: \(dispatch.path.joined(separator: " → "))\n"
+            graphLabel += "last dispatch: \(dispatch.header)\npath: \(Self.listed(dispatch.path))\n"
         } else {
             graphLabel += "last dispatch: none\n"
         }
+        if omittedNodes > 0 { graphLabel += omittedNote + "\n" }
         out += "  graph [rankdir=TB, labelloc=t, labeljust=l, fontname=\"monospace\", fontsize=11, label=\"\(Self.dotEscape(graphLabel))\"];\n"
         out += "  node [shape=box, fontname=\"monospace\", fontsize=10];\n"
         out += "  edge [color=\"gray50\", arrowsize=0.7, fontname=\"monospace\", fontsize=10];\n"

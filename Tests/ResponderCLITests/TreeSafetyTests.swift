@@ -7,7 +7,7 @@ import Glibc
 // Issue 7 end to end: objects Lua holds stay valid while the state closes (item 1), and deep
 // trees work in every command (item 2).
 
-@Suite("tree safety")
+@Suite("tree safety", .serialized)
 struct TreeSafetyTests {
     typealias H = RunHarness
 
@@ -35,5 +35,75 @@ struct TreeSafetyTests {
         defer { H.remove(dir) }
         #expect(H.exited(r, 0), "\(H.show(r))")
         #expect(r.stdout == "Root\tLeaf\n")
+    }
+
+    /// Builds a 1,000,000-deep chain under `root` (global), the leaf `leaf` with id "leaf".
+    static let chain = """
+        local P = Event "P"
+        root = View "Root"
+        local n = root
+        for i = 1, 1000000 do local c = View "N"; n:add(c); n = c end
+        n { id = "leaf" }
+        leaf = n
+        root:handleEvent(P, function() end)
+        assert(leaf:trigger(P()).handled)
+        assert(root:find("#leaf") == leaf)
+        mount(root)
+
+        """
+
+    @Test func aMillionDeepChainRuns() throws {
+        let script = Self.chain + """
+            print(#leaf:path())
+            responder.reset()
+            root, leaf = nil, nil
+            collectgarbage()
+            print("collected")
+            """
+        let (r, dir) = try H.runScript(script)
+        defer { H.remove(dir) }
+        #expect(H.exited(r, 0), "\(H.show(r))")
+        #expect(r.stdout == "4000009\ncollected\n")
+    }
+
+    @Test func aMillionDeepChainInASpecFile() throws {
+        let spec = "describe('chain', function() it('works', function()\n" + Self.chain
+            + "assert.equal(leaf, root:find('#leaf'))\nresponder.reset()\nend) end)\n"
+        let dir = try H.folder(["deep_spec.lua": spec])
+        defer { H.remove(dir) }
+        let r = try H.shell(["test", "deep_spec.lua"], in: dir, prefix: "")
+        #expect(H.exited(r, 0), "\(H.show(r))")
+        #expect(r.stdout.contains("1 passed, 0 failed"), "\(H.show(r))")
+    }
+
+    @Test func aMillionDeepChainInTheGraphIsCapped() throws {
+        let dir = try H.folder(["deep.lua": Self.chain + "leaf:trigger(P())\n"])
+        defer { H.remove(dir) }
+        for format in ["text", "dot"] {
+            let r = try H.shell(["graph", "deep.lua", "--format", format], in: dir, prefix: "")
+            #expect(H.exited(r, 0), "\(H.show(r))")
+            #expect(r.stdout.contains("998001 more nodes not shown (a graph shows at most 2000 nodes"))
+            #expect(r.stdout.utf8.count < 2_000_000, "\(format): \(r.stdout.utf8.count) bytes")
+        }
+        let text = try H.shell(["graph", "deep.lua"], in: dir, prefix: "").stdout
+        #expect(text.contains("[depth 41] N"))
+        #expect(text.contains("note: indentation stops at depth 40"))
+        #expect(text.contains("… 998001 more …"))
+    }
+
+    @Test func aMillionDeepChainInTheRepl() throws {
+        // the REPL runs each line as a chunk of its own: one line, globals only
+        let line = "root = View 'Root'; n = root; for i = 1, 1000000 do local c = View 'N'; n:add(c); n = c end; "
+            + "n { id = 'leaf' }; leaf = n; mount(root)"
+        let input = line + "\n.tree\nprint(#root:find('#leaf'):path())\nresponder.reset()\nroot, leaf, n = nil\n"
+            + "collectgarbage()\nprint('done')\n"
+        let r = try ReplHarness.piped(input)
+        #expect(r.status == 0, "\(r.errors)")
+        #expect(H.contains(r.output, "[depth 41] N"))
+        #expect(H.contains(r.output, "… (the tree is larger: .tree shows at most 2000 nodes)"))
+        #expect(H.contains(r.output, "4000009\n"))
+        #expect(r.output.hasSuffix("done\n"), "\(String(r.output.suffix(200)))")
+        #expect(r.output.utf8.count < 1_000_000)
+        #expect(!H.contains(r.errors, "error"), "\(r.errors)")
     }
 }

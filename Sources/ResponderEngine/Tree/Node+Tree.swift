@@ -47,20 +47,53 @@ extension Node {
     }
 
     /// Calls `body` for this node and every descendant, in document order (pre-order).
+    ///
+    /// The walk is iterative (any depth). A node's children are read after `body` ran for it.
     public func forEachInSubtree(_ body: (Node) throws -> Void) rethrows {
-        try body(self)
-        for child in children {
-            try child.forEachInSubtree(body)
+        var stack: [Node] = [self]
+        while let node = stack.popLast() {
+            try body(node)
+            let children = node.children
+            var index = children.count
+            while index > 0 {
+                index -= 1
+                stack.append(children[index])
+            }
         }
     }
 
+    /// This node and every descendant, in document order.
+    public func subtreeNodes() -> [Node] {
+        var nodes: [Node] = []
+        forEachInSubtree { nodes.append($0) }
+        return nodes
+    }
+
     /// The first node of the subtree (this node included) matching `selector`, in document order.
-    /// - Parameter selector: `Name`, `#id` or `Name#id`.
-    public func find(_ selector: String) -> Node? {
+    /// - Parameters:
+    ///   - selector: `Name`, `#id` or `Name#id`.
+    ///   - index: An index holding every node with an id that could be in the subtree: an `#id`
+    ///     selector then looks the id up instead of scanning the subtree.
+    public func find(_ selector: String, index: NodeIndex? = nil) -> Node? {
         let parsed = Selector(selector)
-        if parsed.matches(self) { return self }
-        for child in children {
-            if let found = child.find(selector) { return found }
+        if let id = parsed.id, let index {
+            var best: Node?
+            for candidate in index.nodes(withID: String(id))
+            where parsed.matches(candidate) && candidate.isDescendant(of: self) {
+                if let current = best, !candidate.precedes(current) { continue }
+                best = candidate
+            }
+            return best
+        }
+        var stack: [Node] = [self]
+        while let node = stack.popLast() {
+            if parsed.matches(node) { return node }
+            let children = node.children
+            var position = children.count
+            while position > 0 {
+                position -= 1
+                stack.append(children[position])
+            }
         }
         return nil
     }
@@ -72,6 +105,22 @@ extension Node {
         var found: [Node] = []
         forEachInSubtree { if parsed.matches($0) { found.append($0) } }
         return found
+    }
+
+    /// Whether this node comes before `other` in document order (both in one tree).
+    func precedes(_ other: Node) -> Bool {
+        if self === other { return false }
+        let mine = Array(pathToRoot.reversed())
+        let theirs = Array(other.pathToRoot.reversed())
+        var depth = 0
+        while depth < mine.count, depth < theirs.count, mine[depth] === theirs[depth] { depth += 1 }
+        // an ancestor comes first
+        if depth == mine.count { return true }
+        if depth == theirs.count || depth == 0 { return false }
+        let siblings = mine[depth - 1].children
+        let a = siblings.firstIndex { $0 === mine[depth] } ?? 0
+        let b = siblings.firstIndex { $0 === theirs[depth] } ?? 0
+        return a < b
     }
 
     /// The path from the root down to this node, e.g. `Root > Grid > Item#b`.

@@ -52,8 +52,27 @@ public final class Node: CustomStringConvertible {
     }
 
     deinit {
-        for child in children where child.parent === self {
-            child.parent = nil
+        // Releasing the children array would release each child, whose deinit releases its own
+        // children, and so on: a deep chain would overflow the stack. Instead, every child that
+        // is about to die (no other owner) gives its children to one worklist first, so no
+        // deinit below this one has children left to release.
+        guard !children.isEmpty else { return }
+        var pending: [Node] = []
+        swap(&pending, &children)
+        Node.unlinkChildren(pending, from: Unmanaged.passUnretained(self).toOpaque())
+        while var node = pending.popLast() {
+            guard isKnownUniquelyReferenced(&node), !node.children.isEmpty else { continue }
+            let children = node.children
+            node.children = []
+            Node.unlinkChildren(children, from: Unmanaged.passUnretained(node).toOpaque())
+            pending.append(contentsOf: children)
+        }
+    }
+
+    /// Clears the parent link of each of `children` that points at `parent` (a dying node).
+    private static func unlinkChildren(_ children: [Node], from parent: UnsafeMutableRawPointer) {
+        for child in children where child.parentLink?.toOpaque() == parent {
+            child.parentLink = nil
         }
     }
 

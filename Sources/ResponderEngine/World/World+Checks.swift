@@ -22,11 +22,15 @@ extension World {
         entry.declared.contains { $0.isSame(orAncestorOf: type) }
     }
 
-    private static func subtreeDeclares(_ node: Node, _ kind: ResponderKind, _ type: ValueType) -> Bool {
-        for entry in node.responders where entry.kind == kind && covers(entry, type) {
-            return true
+    private static func subtreeDeclares(_ root: Node, _ kind: ResponderKind, _ type: ValueType) -> Bool {
+        var stack: [Node] = [root]
+        while let node = stack.popLast() {
+            for entry in node.responders where entry.kind == kind && covers(entry, type) {
+                return true
+            }
+            stack.append(contentsOf: node.children)
         }
-        return node.children.contains { subtreeDeclares($0, kind, type) }
+        return false
     }
 
     /// Runs checks 4 and 5 for every node of `subtree`, in document order.

@@ -45,18 +45,46 @@ extension World {
         if let parent, parent.world === self { structureDidChange?(parent) }
     }
 
+    /// Mounts `subtree` and runs its appear hooks: each node of the subtree as it is now, once,
+    /// in document order. Nodes an appear handler adds (or moves) appear through their own
+    /// addition, once, and are skipped when this walk reaches them; nodes a handler removed
+    /// before their turn do not appear.
     private func mountSubtree(_ subtree: Node) throws {
-        subtree.forEachInSubtree { $0.world = self }
+        let nodes = subtree.subtreeNodes()
+        for node in nodes { node.world = self }
         if let appearHook {
-            try subtree.forEachInSubtree { try appearHook($0) }
+            let nested = appearWalks > 0
+            appearWalks += 1
+            defer {
+                appearWalks -= 1
+                if appearWalks == 0 { appearedInNestedWalks = [] }
+            }
+            for node in nodes where node.world === self {
+                let id = ObjectIdentifier(node)
+                if nested {
+                    guard appearedInNestedWalks.insert(id).inserted else { continue }
+                } else if appearedInNestedWalks.contains(id) {
+                    continue
+                }
+                try appearHook(node)
+            }
         }
         try runMountChecks(in: subtree)
     }
 
+    /// Runs the disappear hooks of `subtree` (each node once, document order, skipping nodes a
+    /// handler already unmounted) and unmounts it.
     private func unmountSubtree(_ subtree: Node) {
         if let disappearHook {
-            subtree.forEachInSubtree { disappearHook($0) }
+            for node in subtree.subtreeNodes() where node.world === self {
+                disappearHook(node)
+            }
         }
-        subtree.forEachInSubtree { $0.world = nil }
+        // a node added again later in the same appear walk appears again
+        let forget = appearWalks > 0 && !appearedInNestedWalks.isEmpty
+        subtree.forEachInSubtree { node in
+            node.world = nil
+            if forget { appearedInNestedWalks.remove(ObjectIdentifier(node)) }
+        }
     }
 }

@@ -72,19 +72,27 @@ extension World {
         return selected.count
     }
 
-    private static func collect(_ type: ValueType, in node: Node, level: Int,
+    private static func collect(_ type: ValueType, in root: Node, level: Int,
                                 into found: inout [(subscriber: Subscriber, level: Int)]) {
-        var level = level
-        var matched = false
-        for subscriber in node.subscribers where subscriber.type.isSame(orAncestorOf: type) {
-            if !matched {
-                matched = true
-                level += 1
+        // iterative pre-order walk (any depth); each node's level is its parent's, plus one
+        // when the node has a matching subscriber
+        var stack: [(node: Node, level: Int)] = [(root, level)]
+        while let (node, parentLevel) = stack.popLast() {
+            var level = parentLevel
+            var matched = false
+            for subscriber in node.subscribers where subscriber.type.isSame(orAncestorOf: type) {
+                if !matched {
+                    matched = true
+                    level += 1
+                }
+                found.append((subscriber, level))
             }
-            found.append((subscriber, level))
-        }
-        for child in node.children {
-            collect(type, in: child, level: level, into: &found)
+            let children = node.children
+            var index = children.count
+            while index > 0 {
+                index -= 1
+                stack.append((children[index], level))
+            }
         }
     }
 }

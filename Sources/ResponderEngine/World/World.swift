@@ -26,6 +26,13 @@ public final class World {
     @exclusivity(unchecked) public internal(set) var dispatchDepth = 0
     /// How many actions are running, nested.
     @exclusivity(unchecked) public internal(set) var actionDepth = 0
+    /// How many appear walks are running, nested (an appear handler adding nodes).
+    var appearWalks = 0
+    /// Nodes that appeared in a nested appear walk while an outer walk runs: the outer walk
+    /// skips them, so a node appears once per addition.
+    var appearedInNestedWalks: Set<ObjectIdentifier> = []
+    /// Nodes by id, for `#id` selectors (see ``Node/find(_:index:)``); the host registers nodes.
+    public let nodeIndex = NodeIndex()
 
     /// Receives each relaxed-mode diagnostic line (`warning: FILE:LINE: message`).
     /// The default discards it; the bridge prints it to stderr.

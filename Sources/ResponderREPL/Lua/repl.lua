@@ -251,13 +251,21 @@ function M.tree(selector)
     if found == nil then return nil, "no node matches '" .. selector .. "' in the mounted tree" end
     root = found
   end
-  local lines = {}
-  local function walk(node, depth)
-    if #lines >= 2000 then return end
-    lines[#lines + 1] = ("  "):rep(depth) .. safetostring(node) .. respondersOf(node)
-    for _, child in ipairs(childrenOf(node)) do walk(child, depth + 1) end
+  -- an iterative walk (any depth); at most 2000 lines, indentation capped at 40 levels
+  local lines, stack, capped, more = {}, { { root, 0 } }, false, false
+  while #stack > 0 do
+    local item = stack[#stack]
+    stack[#stack] = nil
+    if #lines >= 2000 then more = true break end
+    local node, depth = item[1], item[2]
+    local indent = ("  "):rep(depth <= 40 and depth or 40)
+    if depth > 40 then indent, capped = indent .. "[depth " .. depth .. "] ", true end
+    lines[#lines + 1] = indent .. safetostring(node) .. respondersOf(node)
+    local kids = childrenOf(node)
+    for i = #kids, 1, -1 do stack[#stack + 1] = { kids[i], depth + 1 } end
   end
-  walk(root, 0)
+  if more then lines[#lines + 1] = "… (the tree is larger: .tree shows at most 2000 nodes)" end
+  if capped then lines[#lines + 1] = "(indentation stops at depth 40; deeper nodes show [depth N])" end
   return concat(lines, "\n")
 end
 
