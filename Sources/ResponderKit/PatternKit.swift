@@ -21,4 +21,8 @@ struct PatternKit: ModuleExtension {
     func pushProperty(_ m: ModuleState, _ node: Node, _ key: String) -> Bool {
         ControlsBinding.property(m, node, key)
     }
+
+    func refusesInput(_ m: ModuleState, _ name: String, _ node: Node) throws -> Bool {
+        try m.refusesInput(name, node)
+    }
 }

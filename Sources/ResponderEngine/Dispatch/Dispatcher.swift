@@ -78,9 +78,13 @@ struct Dispatcher {
                 }
                 switch entry.kind {
                 case .triggers, .reports:
-                    record(n32, p32, .declared)
-                    try world.checkDeclaration(entry, on: node, before: trace.currentSnapshot[..<(position - 1)],
-                                               value: value)
+                    if world.declarationCovers(entry, on: node, before: trace.currentSnapshot[..<(position - 1)],
+                                               value: value) {
+                        record(n32, p32, .declared)
+                    } else {
+                        record(n32, p32, .undeclared)
+                        try world.reportUndeclared(entry, on: node, value: value)
+                    }
                     continue
                 case .handleAlertErrors:
                     guard value.type.isAlertable else {

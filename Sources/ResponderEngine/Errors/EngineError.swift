@@ -10,6 +10,9 @@ public enum EngineError: Error, Equatable, CustomStringConvertible {
     case wrongType(function: String, expected: String, got: String)
     /// `tap` on a node without tap actions.
     case noTapAction(node: String)
+    /// `tap` with a count that none of the node's tap actions has (e.g. a double tap on a node
+    /// with only a single-tap action).
+    case noTapActionForCount(node: String, count: Int, counts: [Int])
     /// `mount` of a node that has a parent.
     case notARoot(node: String)
     /// A responder body returned `.aborted` while no strict violation was pending.
@@ -23,6 +26,9 @@ public enum EngineError: Error, Equatable, CustomStringConvertible {
         case let .wrongKind(function, expected, got): "\(function) expects an \(expected), got \(got)"
         case let .wrongType(function, expected, got): "\(function) expects \(expected), got \(got)"
         case let .noTapAction(node): "\(node) has no tap action"
+        case let .noTapActionForCount(node, count, counts):
+            "\(node) has no tap action for \(count) tap\(count == 1 ? "" : "s") (it has: "
+                + counts.map { "\($0) tap\($0 == 1 ? "" : "s")" }.joined(separator: ", ") + ")"
         case let .notARoot(node): "cannot mount \(node): it has a parent"
         case .aborted: "dispatch aborted"
         }

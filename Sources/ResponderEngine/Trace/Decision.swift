@@ -16,4 +16,11 @@ public enum Decision: String, Sendable, CaseIterable {
     case declared
     /// The value went past the root unhandled (the final step).
     case unhandled
+    /// A value failed a `triggers`/`reports` declaration's check.
+    case undeclared
+    /// Input or an action reached a disabled control: nothing was performed (SPEC §2.10).
+    case disabled
+    /// A press reached an AsyncButton whose task still runs (and that stays enabled while
+    /// loading): it started nothing.
+    case loading
 }

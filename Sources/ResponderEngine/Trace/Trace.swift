@@ -51,6 +51,22 @@ public final class Trace: CustomStringConvertible {
         recordBase = .allocate(capacity: 0)
     }
 
+    /// A trace of a control action that started no dispatch of its own (for example input that
+    /// a disabled control refused, a single step with `decision`): the action's name (`tap`, `touchUpInside`, …) is the
+    /// initial value's type name, `origin` the control.
+    init(action name: String, origin: Node, decision: Decision) {
+        let value = Value(type: ValueType(name: name, kind: .event))
+        self.kind = .action
+        self.initialValue = value
+        self.path = [origin]
+        self.directSteps = [TraceStep(node: origin, index: 0, responder: name, filter: nil,
+                                      value: value, decision: decision)]
+        snapshotCapacity = 0
+        snapshotBase = .allocate(capacity: 0)
+        recordCapacity = 0
+        recordBase = .allocate(capacity: 0)
+    }
+
     deinit {
         snapshotBase.deinitialize(count: snapshotCount)
         snapshotBase.deallocate()
@@ -61,16 +77,19 @@ public final class Trace: CustomStringConvertible {
     public var origin: Node { path[0] }
 
     /// Number of steps, without materializing them.
-    public var count: Int { kind == .publish ? directSteps.count : recordCount }
+    public var count: Int { kind == .publish || kind == .action ? directSteps.count : recordCount }
 
     /// The steps in order.
     public var steps: [TraceStep] {
-        if kind == .publish { return directSteps }
+        if kind == .publish || kind == .action { return directSteps }
         return (0..<recordCount).map { step(recordBase[$0]) }
     }
 
     /// The header line: `event ItemSelected{item="b"} from Item#b`.
-    public var header: String { "\(kind.rawValue) \(initialValue) from \(origin)" }
+    public var header: String {
+        if kind == .action { return "action \(initialValue.type.name) from \(origin)" }
+        return "\(kind.rawValue) \(initialValue) from \(origin)"
+    }
 
     /// The text form: the header, then one line per step (see ``TraceStep/description``).
     public var description: String {

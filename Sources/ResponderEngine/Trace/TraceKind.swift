@@ -6,4 +6,7 @@ public enum TraceKind: String, Sendable {
     case error
     /// A downward publication.
     case publish
+    /// A control action (simulated input, `sendActions`) that did not start a dispatch of its
+    /// own, e.g. one refused because the control is disabled.
+    case action
 }

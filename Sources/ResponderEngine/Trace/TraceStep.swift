@@ -32,10 +32,11 @@ public struct TraceStep: CustomStringConvertible {
     /// Two spaces, the node padded to 12 columns, a space, `#index `, the responder padded to
     /// 28 columns, a space and the decision; a column longer than its width is followed by one
     /// space. The `unhandled` step has no index and no responder: the decision takes the place
-    /// of the index column (`  Root            unhandled`).
+    /// of the index column (`  Root            unhandled`); so does the `disabled` step of an
+    /// action a disabled control refused (`  Button#save     disabled`).
     public var description: String {
         var line = "  " + Self.pad(node.description, 12) + " "
-        if decision == .unhandled && index == 0 {
+        if index == 0 && (decision == .unhandled || decision == .disabled || decision == .loading) {
             return line + "   " + decision.rawValue
         }
         line += "#\(index) " + Self.pad(responder, 28) + " " + decision.rawValue

@@ -1,17 +1,22 @@
 extension World {
-    /// Check 3: `value` passed the declaration `entry` on `node`. It must be covered by one of
+    /// Check 3: whether `value`, passing the declaration `entry` on `node`, is covered by one of
     /// the entry's types, by an earlier declaration of the same kind on the same node, or by a
     /// declaration of the same kind anywhere in the node's subtree below (subtypes match).
-    func checkDeclaration(_ entry: ResponderEntry, on node: Node,
-                          before earlier: ArraySlice<ResponderEntry>, value: Value) throws {
+    func declarationCovers(_ entry: ResponderEntry, on node: Node,
+                           before earlier: ArraySlice<ResponderEntry>, value: Value) -> Bool {
         let type = value.type
-        if Self.covers(entry, type) { return }
+        if Self.covers(entry, type) { return true }
         for other in earlier where other.kind == entry.kind && !other.isRemoved {
-            if Self.covers(other, type) { return }
+            if Self.covers(other, type) { return true }
         }
         for child in node.children where Self.subtreeDeclares(child, entry.kind, type) {
-            return
+            return true
         }
+        return false
+    }
+
+    /// Reports check 3's violation: `value` passed `entry` on `node` undeclared.
+    func reportUndeclared(_ entry: ResponderEntry, on node: Node, value: Value) throws {
         let kind: ViolationKind = entry.kind == .triggers ? .undeclaredEvent : .undeclaredError
         let message = "undeclared \(value.kind) \(value) passed \(entry.label) at \(node)"
         try reportViolation(Violation(kind: kind, message: message, node: node, value: value,

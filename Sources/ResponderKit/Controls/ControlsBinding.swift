@@ -40,6 +40,7 @@ enum ControlsBinding {
         ("removeTarget", TargetAction.removeTarget),
         ("eventHandlers", TargetAction.eventHandlers),
         ("canPerform", TargetAction.canPerform),
+        ("disabled", ControlsEnabled.disabled),
     ]
 
     /// Called once per state after the core module is installed (metatables, hooks).
@@ -77,8 +78,20 @@ enum ControlsBinding {
             TargetAction.pushOnProxy(m, node)
             return true
         }
-        guard let kind = ControlKind.of(node), let c = m.kit.kit(node)?.control else { return false }
         let L = m.L
+        switch key {
+        case "isEnabled":
+            let disabled = (try? m.isDisabled(node)) ?? false
+            lua_pushboolean(L, disabled ? 0 : 1)
+            return true
+        case "isLoading" where m.kit.kit(node)?.loading != nil:
+            let loading = (try? m.loadingState(node).loading) ?? false
+            lua_pushboolean(L, loading ? 1 : 0)
+            return true
+        default:
+            break
+        }
+        guard let kind = ControlKind.of(node), let c = m.kit.kit(node)?.control else { return false }
         switch (key, kind) {
         case ("title", _):
             m.pushNodeTable(node, NodeSlot.props)
@@ -156,6 +169,10 @@ enum ControlsBinding {
 
     /// The keys each kind takes from its table (the rest are children, `id` and props).
     static func keys(_ kind: ControlKind) -> [String] {
+        ["disabled"] + ownKeys(kind)
+    }
+
+    private static func ownKeys(_ kind: ControlKind) -> [String] {
         switch kind {
         case .button: ["action"]
         case .textField: ["text", "onEditingChanged", "onCommit"]
@@ -183,7 +200,7 @@ enum ControlsBinding {
         func bad(_ key: String, _ expected: String) -> Int32 {
             m.fail("bad field '\(key)' in \(owner) (\(expected) expected, got \(m.kindName(at: fields[key]!)))")
         }
-        func isFunction(_ key: String) -> Bool { fields[key].map { lua_type(L, $0) == LUA_TFUNCTION } ?? false }
+        func isFunction(_ key: String) -> Bool { fields[key].map { m.isCallable(at: $0) } ?? false }
         // validate
         for key in ["action", "onEditingChanged", "onCommit"] where fields[key] != nil && !isFunction(key) {
             return bad(key, "function")
@@ -215,7 +232,7 @@ enum ControlsBinding {
                     guard let i = fields[key] else {
                         return m.fail("\(owner) needs 'value' (a Binding or State), or both 'onIncrement' and 'onDecrement' (function or false); '\(key)' is missing")
                     }
-                    if lua_type(L, i) != LUA_TFUNCTION && !(lua_type(L, i) == LUA_TBOOLEAN && lua_toboolean(L, i) == 0) {
+                    if !m.isCallable(at: i) && !(lua_type(L, i) == LUA_TBOOLEAN && lua_toboolean(L, i) == 0) {
                         return bad(key, "function or false")
                     }
                 }
@@ -233,11 +250,12 @@ enum ControlsBinding {
                 }
                 let st = kitRawField(L, -1, "title")
                 let sa = kitRawField(L, -2, "action")
+                let callable = m.isCallable(at: -1)
                 luashim_pop(L, 3)
                 guard st == LUA_TSTRING else {
                     return m.fail("bad segment #\(s) in \(owner) (field 'title' must be a string)")
                 }
-                guard sa == LUA_TNIL || sa == LUA_TFUNCTION else {
+                guard sa == LUA_TNIL || callable else {
                     return m.fail("bad segment #\(s) in \(owner) (field 'action' must be a function)")
                 }
             }
@@ -299,10 +317,16 @@ enum ControlsBinding {
         let k = m.kit.kitCreating(node)
         let c = ControlState(kind: kind)
         k.control = c
+        if let i = fields["disabled"] {
+            switch m.disabledSetting(for: node, at: i, field: "disabled") {
+            case .failure(let f): return f.status
+            case .success(let setting): k.disabled = setting
+            }
+        }
         c.range = range
         c.step = step
         func slot(_ key: String) -> KitSlot? {
-            guard let i = fields[key], lua_type(L, i) == LUA_TFUNCTION else { return nil }
+            guard let i = fields[key], m.isCallable(at: i) else { return nil }
             return KitSlot(m, node: node, valueAt: i)
         }
         for key in ["text", "value", "isOn"] {
@@ -348,7 +372,7 @@ enum ControlsBinding {
                 kitRawField(L, -1, "title")
                 let segTitle = m.runtime.string(at: -1) ?? ""
                 kitRawField(L, -2, "action")
-                let action = lua_type(L, -1) == LUA_TFUNCTION ? KitSlot(m, node: node, valueAt: -1) : nil
+                let action = m.isCallable(at: -1) ? KitSlot(m, node: node, valueAt: -1) : nil
                 luashim_pop(L, 3)
                 c.segments.append((segTitle, action))
             }

@@ -71,7 +71,7 @@ enum ControlsInput {
             return m.argError(2, "typeText", "string", 2)
         }
         lua_settop(L, 2)
-        return m.kitAction {
+        return m.kitInput("typeText", node) {
             try beginEditing(m, node, c)
             for ch in text {
                 let top = lua_gettop(L)
@@ -94,7 +94,7 @@ enum ControlsInput {
         case .failure(let f): return f.status
         case .success(let r): (node, c) = r
         }
-        return m.kitAction {
+        return m.kitInput("commit", node) {
             try m.kitSend(node, .primaryActionTriggered)
             try endEditing(m, node, c)
             return 0
@@ -109,7 +109,7 @@ enum ControlsInput {
         case .failure(let f): return f.status
         case .success(let r): (node, c) = r
         }
-        return m.kitAction {
+        return m.kitInput("focus", node) {
             try beginEditing(m, node, c)
             return 0
         }
@@ -123,7 +123,7 @@ enum ControlsInput {
         case .failure(let f): return f.status
         case .success(let r): (node, c) = r
         }
-        return m.kitAction {
+        return m.kitInput("blur", node) {
             try endEditing(m, node, c)
             return 0
         }
@@ -143,7 +143,7 @@ enum ControlsInput {
         guard let target = KitNumber.at(L, 2) else { return m.argError(2, "slide", "number", 2) }
         lua_settop(L, 2)
         let value = stepped(target, c)
-        return m.kitAction {
+        return m.kitInput("slide", node) {
             c.isEditing = true
             try m.kitSend(node, .editingDidBegin)
             try setNumber(m, node, c, value)
@@ -193,7 +193,7 @@ enum ControlsInput {
         case .success(let r): (node, c) = r
         }
         lua_settop(L, 1)
-        return m.kitAction {
+        return m.kitInput(fname, node) {
             if c.binding == nil {
                 // free form: onIncrement / onDecrement (false disables that direction)
                 guard direction > 0 ? c.canIncrement : c.canDecrement else { return 0 }
@@ -249,7 +249,7 @@ enum ControlsInput {
         case .success(let r): (node, c) = r
         }
         lua_settop(L, 1)
-        return m.kitAction {
+        return m.kitInput("toggle", node) {
             try flip(m, node, c)
             return (try? m.pushControlValue(node, c, reporting: false)) == true ? 1 : 0
         }
@@ -274,7 +274,7 @@ enum ControlsInput {
         }
         let index = Int(i)
         lua_settop(L, 2)
-        return m.kitAction {
+        return m.kitInput("selectSegment", node) {
             guard c.selectedSegment != index else { return 0 }
             c.selectedSegment = index
             let segment = c.segments[index - 1]

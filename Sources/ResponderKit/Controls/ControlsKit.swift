@@ -199,6 +199,11 @@ final class NodeKit {
     var control: ControlState?
     var handlers: [ControlHandler] = []
     var performers: [(selector: String, fn: KitSlot)] = []
+    /// The node's `.disabled` setting for its subtree (SPEC §2.10), or nil.
+    var disabled: DisabledSetting?
+    /// An AsyncButton's loading predicate: `fn()` returns whether a task of the button runs and
+    /// whether the button is disabled while loading.
+    var loading: KitSlot?
 
     init(node: Node) { self.node = node }
 
@@ -284,4 +289,17 @@ func kitRawField(_ L: OpaquePointer?, _ index: Int32, _ name: String) -> Int32 {
         buf.withMemoryRebound(to: CChar.self) { luashim_pushlstring(L, $0.baseAddress, $0.count) }
     }
     return lua_rawget(L, t)
+}
+
+extension ModuleState {
+    /// Whether the value at `index` can be called: a function, or a table or userdata whose
+    /// metatable has `__call` (a busted spy, a callable object). Reads the metatable raw.
+    func isCallable(at index: Int32) -> Bool {
+        let t = lua_type(L, index)
+        if t == LUA_TFUNCTION { return true }
+        guard t == LUA_TTABLE || t == LUA_TUSERDATA, lua_getmetatable(L, index) != 0 else { return false }
+        defer { luashim_pop(L, 2) }
+        runtime.pushString("__call")
+        return lua_rawget(L, -2) != LUA_TNIL
+    }
 }

@@ -23,7 +23,8 @@ enum EnvironmentBinding {
 
     /// Called once per state after the core module is installed (metatables, hooks).
     /// Module functions the kit provides (also globals).
-    static let functionNames = ["Preference", "post", "AsyncButton", "sleep", "advance", "now"]
+    static let functionNames = ["Preference", "post", "AsyncButton", "sleep", "advance", "now",
+                                "after", "every", "task"]
     /// Node methods the kit provides.
     static let methodNames = ["environment", "env", "preference", "preferenceValue", "onPreferenceChange",
                               "onReceive", "observe", "onAppear", "onDisappear",
@@ -79,7 +80,7 @@ enum EnvironmentBinding {
         let helpers: [(String, LuaSwiftFunction)] = [
             ("isNode", isNode), ("kit", kit), ("subtree", subtree), ("invoke", invoke),
             ("resume", AsyncResume.resume), ("report", report), ("isCancellation", isCancellation),
-            ("kindName", kindName),
+            ("kindName", kindName), ("setLoading", setLoading),
         ]
         lua_createtable(L, 0, Int32(helpers.count))
         for (name, fn) in helpers {
@@ -181,6 +182,16 @@ enum EnvironmentBinding {
     static let isNode: LuaSwiftFunction = { L in
         lua_pushboolean(L, state(L).node(at: 1) != nil ? 1 : 0)
         return 1
+    }
+
+    /// `K.setLoading(node, fn)`: an AsyncButton's loading predicate (see `NodeKit.loading`).
+    static let setLoading: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let node = m.node(at: 1), lua_type(L, 2) == LUA_TFUNCTION else {
+            return m.argError(1, "setLoading", "node and function", 1)
+        }
+        m.kit.kitCreating(node).loading = KitSlot(m, node: node, valueAt: 2)
+        return 0
     }
 
     /// `K.kindName(v)`: how `bad argument` messages name a value.

@@ -10,15 +10,19 @@ local function checkTask(t, fname)
   return d
 end
 
+-- Task callbacks reach every ancestor that registered them, nearest first (ButtonKit).
 local function notify(node, kind, arg)
+  if not node then return end
   local n = node
   while n do
     local k = kitOf(n)
     local fn = k and k.tasks and k.tasks[kind]
-    if fn then invoke(n, fn, arg); return end
+    if fn then invoke(n, fn, arg) end
     n = n.parent
   end
 end
+-- How many tasks of each node run (AsyncButton's isLoading).
+local running = setmetatable({}, { __mode = "k" })
 local function unschedule(t)
   for i = 1, #queue do
     if queue[i].task == t then tremove(queue, i); return end
@@ -34,10 +38,22 @@ local function finish(t, ok, err, traceback)
     d.state = "cancelled"
   else
     d.state, d.error = "failed", err
-    reportFrom(d.node, err, traceback)
+    local from = d.node or M.mounted()
+    if from then
+      reportFrom(from, err, traceback)
+    else
+      -- a free task with no node and no mounted tree: the error reaches the script's call
+      error(err, 0)
+    end
   end
-  notify(d.node, "ended", t)
-  notify(d.node, "changed", nil)
+  local node = d.node
+  if node then
+    local left = (running[node] or 1) - 1
+    running[node] = left > 0 and left or nil
+    notify(node, "ended", t)
+    if not running[node] then notify(node, "changed", nil) end
+  end
+  if d.onEnd then d.onEnd(t) end
 end
 local function step(t, ...)
   local d = data[t]
@@ -69,7 +85,7 @@ TaskMT.__index = function(t, key)
   if key == "cancel" then return cancel
   elseif key == "isCancelled" then return d.cancelled
   elseif key == "node" or key == "id" or key == "state" or key == "error" then return d[key]
-  elseif key == "title" then return d.node.props.title
+  elseif key == "title" then return d.node and d.node.props.title
   end
   return nil
 end
@@ -81,20 +97,22 @@ TaskMT.__tostring = function(t)
   return fmt("Task#%d(%s, %s)", d.id, tostring(d.node), d.state)
 end
 
-local function start(node, action)
+local function start(node, action, onEnd)
   nextId = nextId + 1
   local t = setmetatable({}, TaskMT)
-  local d = { id = nextId, node = node, state = "running", cancelled = false }
-  d.co = cocreate(action)
+  local d = { id = nextId, node = node, state = "running", cancelled = false, onEnd = onEnd }
+  d.co = cocreate(function(...) return action(...) end)
   data[t], live[t], threads[d.co] = d, true, t
+  if node then running[node] = (running[node] or 0) + 1 end
   notify(node, "started", t)
   notify(node, "changed", t)
   if d.co then step(t, t) end
+  return t
 end
 
 local function sleep(seconds)
   local t = threads[corunning()]
-  if not t then error("sleep called outside a task (sleep only works inside an AsyncButton action)", 2) end
+  if not t then error("sleep called outside a task (sleep only works inside an AsyncButton action, task or timer)", 2) end
   if type(seconds) ~= "number" or seconds < 0 or seconds ~= seconds then
     argerr(1, "sleep", "seconds (non-negative number)", seconds)
   end
@@ -124,9 +142,79 @@ local function advance(seconds)
   return now
 end
 local function clockNow() return now end
+
+-- Timers and free tasks (SPEC §2.10) ------------------------------------------------------------
+local TimerMT = { __name = "responder.timer", __metatable = "locked" }
+local timerData = setmetatable({}, { __mode = "k" })
+local function cancelTimer(tm)
+  local d = timerData[tm]
+  if not d then argerr(0, "cancel", "timer", tm) end
+  if not d.cancelled then
+    d.cancelled = true
+    if d.task and live[d.task] then cancel(d.task) end
+  end
+  return tm
+end
+TimerMT.__index = function(tm, key)
+  local d = timerData[tm]
+  if key == "cancel" then return cancelTimer
+  elseif key == "isCancelled" then return d.cancelled
+  elseif key == "fired" then return d.fired
+  elseif key == "interval" then return d.interval
+  end
+  return nil
+end
+TimerMT.__newindex = function() error("a timer is read-only", 2) end
+TimerMT.__tostring = function(tm)
+  local d = timerData[tm]
+  return fmt("Timer(%s %gs%s)", d.repeats and "every" or "after", d.interval, d.cancelled and ", cancelled" or "")
+end
+local function checkSeconds(fname, seconds, positive)
+  if type(seconds) ~= "number" or seconds ~= seconds or seconds < 0 or (positive and seconds <= 0)
+      or seconds == 1 / 0 then
+    argerr(1, fname, positive and "seconds (positive number)" or "seconds (non-negative number)", seconds, 1)
+  end
+end
+-- A timer is a free task that sleeps, then calls fn (each interval for `every`); cancelling
+-- the timer cancels its task. fn's errors are reported as a task's are (LuaError from its node,
+-- or printed when it has none).
+local function timer(fname, seconds, fn, repeats)
+  checkSeconds(fname, seconds, repeats)
+  checkFn(2, fname, fn)
+  local tm = setmetatable({}, TimerMT)
+  local d = { interval = seconds, repeats = repeats, cancelled = false, fired = 0 }
+  timerData[tm] = d
+  d.task = start(nil, function()
+    repeat
+      sleep(seconds)
+      if d.cancelled then return end
+      d.fired = d.fired + 1
+      fn(tm)
+    until not repeats or d.cancelled
+  end)
+  return tm
+end
+local function after(seconds, fn) return timer("after", seconds, fn, false) end
+local function every(seconds, fn) return timer("every", seconds, fn, true) end
+-- task(fn [, { node = n }]): a task without a button; callbacks and errors from `node`.
+local function freeTask(fn, opts)
+  checkFn(1, "task", fn)
+  local node
+  if opts ~= nil then
+    if type(opts) ~= "table" then argerr(2, "task", "options table", opts) end
+    for k in next, opts do
+      if k ~= "node" then error(fmt("bad option '%s' to 'task' (the only option is 'node')", tostring(k)), 2) end
+    end
+    node = rawget(opts, "node")
+    if node ~= nil and not isNode(node) then error(fmt("bad option 'node' to 'task' (node expected, got %s)", kindName(node)), 2) end
+  end
+  return start(node, fn)
+end
+
 local function reset()
   now, seq = 0, 0
   queue, live, threads = {}, {}, {}
+  running = setmetatable({}, { __mode = "k" })
 end
 
 -- The script's own coroutines resume through K.resume too, so that bindings called inside them
@@ -160,12 +248,21 @@ local function AsyncButton(title)
     if not callable(action) then
       error(fmt("bad field 'action' in AsyncButton (function expected, got %s)", kindName(action)), 2)
     end
+    local whenLoading = t.disabledWhenLoading
+    if whenLoading ~= nil and type(whenLoading) ~= "boolean" then
+      error(fmt("bad field 'disabledWhenLoading' in AsyncButton (boolean expected, got %s)", kindName(whenLoading)), 2)
+    end
     local node = View "AsyncButton"
     node.props.title = title
     local rest = {}
-    for k, v in next, t do if k ~= "action" then rest[k] = v end end
+    for k, v in next, t do
+      if k ~= "action" and k ~= "disabled" and k ~= "disabledWhenLoading" then rest[k] = v end
+    end
     node(rest)
-    node:onTapGesture(function() start(node, action) end)
+    if t.disabled ~= nil then node:disabled(t.disabled) end
+    setLoading(node, function() return running[node] ~= nil, whenLoading ~= false end)
+    -- a press while a task of this button runs starts nothing (tap refuses it before this runs)
+    node:onTapGesture(function() if not running[node] then start(node, action) end end)
     return node
   end
 end
@@ -182,6 +279,7 @@ return {
   functions = {
     Preference = Preference, post = post, AsyncButton = AsyncButton,
     sleep = sleep, advance = advance, now = clockNow,
+    after = after, every = every, task = freeTask,
   },
   methods = {
     environment = environment, env = env,

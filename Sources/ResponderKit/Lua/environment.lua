@@ -1,6 +1,7 @@
 local K, M = ...
 local isNode, kitOf, subtree, invoke, resume = K.isNode, K.kit, K.subtree, K.invoke, K.resume
 local reportFrom, isCancellation, kindName = K.report, K.isCancellation, K.kindName
+local setLoading = K.setLoading
 local type, error, next, setmetatable, getmetatable, rawset, rawget, tostring =
   type, error, next, setmetatable, getmetatable, rawset, rawget, tostring
 local cocreate, coyield, corunning = coroutine.create, coroutine.yield, coroutine.running
@@ -36,6 +37,45 @@ local function same(a, b, seen)
   for k, v in next, a do if not same(v, b[k], seen) then return false end end
   for k in next, b do if a[k] == nil then return false end end
   return true
+end
+
+-- Handles: what a registration returns; h:cancel() removes the registration ----------------
+local HandleMT = { __name = "responder.handle", __metatable = "locked" }
+local handleData = setmetatable({}, { __mode = "k" })
+HandleMT.__index = function(h, key)
+  if key == "cancel" then
+    return function(self)
+      local d = handleData[self]
+      if not d then argerr(0, "cancel", "handle", self) end
+      if not d.cancelled then d.cancelled = true; d.remove() end
+      return self
+    end
+  elseif key == "isCancelled" then
+    local d = handleData[h]
+    return d and d.cancelled or false
+  elseif key == "kind" then
+    local d = handleData[h]
+    return d and d.kind
+  end
+  return nil
+end
+HandleMT.__newindex = function() error("a handle is read-only", 2) end
+HandleMT.__tostring = function(h)
+  local d = handleData[h]
+  return fmt("Handle(%s%s)", d and d.kind or "?", d and d.cancelled and ", cancelled" or "")
+end
+-- A handle whose cancel removes `entry` from the array `l` (by identity).
+local function listHandle(kind, l, entry)
+  local h = setmetatable({}, HandleMT)
+  handleData[h] = { kind = kind, cancelled = false, remove = function()
+    for i = #l, 1, -1 do if l[i] == entry then tremove(l, i) end end
+  end }
+  return h
+end
+local function makeHandle(kind, remove)
+  local h = setmetatable({}, HandleMT)
+  handleData[h] = { kind = kind, cancelled = false, remove = remove }
+  return h
 end
 
 -- Environment ------------------------------------------------------------------------------
@@ -151,28 +191,54 @@ local function onPreferenceChange(node, P, fn)
 end
 
 -- Notifications, observation, appear and disappear ----------------------------------------
-local function onReceive(node, name, fn)
+local NOOBJECT = {}
+local function objectOption(n, fname, opts)
+  if opts == nil then return NOOBJECT end
+  if type(opts) ~= "table" then argerr(n, fname, "options table", opts, 1) end
+  for k in next, opts do
+    if k ~= "object" then
+      error(fmt("bad option '%s' to '%s' (the only option is 'object')", tostring(k), fname), 3)
+    end
+  end
+  local object = rawget(opts, "object")
+  if object == nil then return NOOBJECT end
+  return object
+end
+local function onReceive(node, name, fn, opts)
   checkNode(node, "onReceive")
   if type(name) ~= "string" then argerr(1, "onReceive", "notification name (string)", name) end
   checkFn(2, "onReceive", fn)
+  local entry = { fn = fn, object = objectOption(3, "onReceive", opts) }
   local l = list(list(kit(node), "receivers"), name)
-  l[#l + 1] = fn
-  return node
+  l[#l + 1] = entry
+  return listHandle("onReceive", l, entry)
 end
-local function post(name, payload)
+-- post(name, payload [, { object = x }]): handlers get (payload, note) with
+-- note = { name, object, payload }; a receiver registered with an object gets only posts
+-- with that object (NotificationCenter's `object:` filter).
+local function post(name, payload, opts)
   if type(name) ~= "string" then argerr(1, "post", "notification name (string)", name) end
+  local object = objectOption(3, "post", opts)
   local root = M.mounted()
   if not root then return 0 end
+  local note = { name = name, payload = payload }
+  if object ~= NOOBJECT then note.object = object end
   local nodes, count = subtree(root), 0
   for i = 1, #nodes do
     local n = nodes[i]
     local r = kitOf(n).receivers
     local l = r and r[name]
     if l then
-      for j = 1, #l do
+      local snapshot = { unpack(l) }
+      for j = 1, #snapshot do
         if not n.mounted then break end
-        count = count + 1
-        invoke(n, l[j], payload, name)
+        local e = snapshot[j]
+        local live = false
+        for x = 1, #l do if l[x] == e then live = true; break end end
+        if live and (e.object == NOOBJECT or e.object == object) then
+          count = count + 1
+          invoke(n, e.fn, payload, note)
+        end
       end
     end
   end
@@ -195,8 +261,14 @@ local function observe(node, prop, fn)
         if l == nil then rawset(t, key, value); return end
         local old = store[key]
         store[key] = value
-        l = { unpack(l) }
-        for i = 1, #l do invoke(node, l[i], value, old) end
+        if not node.mounted then return end
+        local snapshot = { unpack(l) }
+        for i = 1, #snapshot do
+          local e = snapshot[i]
+          local live = false
+          for x = 1, #l do if l[x] == e then live = true; break end end
+          if live then invoke(node, e, value, old) end
+        end
       end,
       __pairs = function(t)
         return function(_, k)
@@ -221,8 +293,9 @@ local function observe(node, prop, fn)
     rawset(props, prop, nil)
   end
   local l = observers[prop]
-  l[#l + 1] = fn
-  return node
+  local entry = function(...) return fn(...) end
+  l[#l + 1] = entry
+  return listHandle("observe", l, entry)
 end
 local function onAppear(node, fn)
   checkNode(node, "onAppear"); checkFn(1, "onAppear", fn)

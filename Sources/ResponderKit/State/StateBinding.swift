@@ -152,7 +152,7 @@ enum StateBinding {
     static let onChange: LuaSwiftFunction = { L in
         let m = state(L)
         guard let node = m.node(at: 1) else { return m.argError(0, "onChange", "node", 1) }
-        guard lua_type(L, 3) == LUA_TFUNCTION else { return m.argError(2, "onChange", "function", 3) }
+        guard m.isCallable(at: 3) else { return m.argError(2, "onChange", "function", 3) }
         let observer = KitObserver(fn: KitSlot(m, node: node, valueAt: 3))
         if let s = m.object(at: 2, .state, as: StateBox.self) {
             s.observers.append(observer)
@@ -199,7 +199,7 @@ extension ModuleState {
         for o in observers {
             guard let node = o.fn.node else { continue }
             o.fn.push(self)
-            guard lua_type(L, -1) == LUA_TFUNCTION else { luashim_pop(L, 1); continue }
+            guard isCallable(at: -1) else { luashim_pop(L, 1); continue }
             lua_pushvalue(L, new)
             lua_pushvalue(L, old)
             try kitCall(2, 0, from: node)

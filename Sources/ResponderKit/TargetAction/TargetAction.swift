@@ -46,7 +46,7 @@ enum TargetAction {
         case .failure(let f): return f.status
         case .success(let r): (node, kind, k) = r
         }
-        guard lua_type(L, 2) == LUA_TFUNCTION else { return m.argError(1, "addAction", "function", 2) }
+        guard m.isCallable(at: 2) else { return m.argError(1, "addAction", "function", 2) }
         var event = kind.primaryEvent
         var id: String?
         var title: String?
@@ -226,7 +226,7 @@ enum TargetAction {
     }
 
     /// `sendActions(control, event)`: runs every handler of that event, in order. Returns how
-    /// many ran.
+    /// many ran, or `false` when the control is disabled (nothing runs; UIKit's `isEnabled`).
     static let sendActions: LuaSwiftFunction = { L in
         let m = state(L)
         guard let node = m.node(at: 1) else { return m.argError(1, "sendActions", "control", 1) }
@@ -241,7 +241,7 @@ enum TargetAction {
             event = e
         }
         lua_settop(L, 2)
-        return m.kitAction {
+        return m.kitInput(event.rawValue, node) {
             let n = try m.kitSend(node, event)
             lua_pushinteger(L, lua_Integer(n))
             return 1
@@ -261,7 +261,7 @@ enum TargetAction {
             lua_pushboolean(L, m.kit.kit(node)?.performer(selector) != nil ? 1 : 0)
             return 1
         }
-        guard lua_type(L, 3) == LUA_TFUNCTION else { return m.argError(2, "canPerform", "function", 3) }
+        guard m.isCallable(at: 3) else { return m.argError(2, "canPerform", "function", 3) }
         let k = m.kit.kitCreating(node)
         let slot = KitSlot(m, node: node, valueAt: 3)
         if let i = k.performers.firstIndex(where: { $0.selector == selector }) {
@@ -321,7 +321,7 @@ extension ModuleState {
         switch h.kind {
         case .action(let slot, let call):
             slot.push(self)
-            guard lua_type(L, -1) == LUA_TFUNCTION else { return }
+            guard isCallable(at: -1) else { return }
             var nargs: Int32 = 0
             switch call {
             case .senderAction:

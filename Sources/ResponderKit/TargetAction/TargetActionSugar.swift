@@ -50,8 +50,8 @@ extension TargetAction {
             return m.fail("node.on: lost its node")
         }
         // accept both node.on.tap(fn) and node.on:tap(fn)
-        let fi: Int32 = lua_type(L, 1) == LUA_TTABLE && lua_type(L, 2) == LUA_TFUNCTION ? 2 : 1
-        guard lua_type(L, fi) == LUA_TFUNCTION else { return m.argError(1, "on.\(name)", "function", fi) }
+        let fi: Int32 = lua_gettop(L) >= 2 && m.isCallable(at: 2) ? 2 : 1
+        guard m.isCallable(at: fi) else { return m.argError(1, "on.\(name)", "function", fi) }
         if let kind = ControlKind.of(node), let k = m.kit.kit(node), k.control != nil {
             let slot = KitSlot(m, node: node, valueAt: fi)
             let handler: ControlHandler

@@ -111,6 +111,10 @@ package enum DispatchBinding {
             count = Int(n)
         }
         do {
+            if let ext = m.moduleExtension, try ext.refusesInput(m, "tap", node) {
+                lua_pushboolean(L, 0)
+                return 1
+            }
             return finish(m, try m.world.tap(node, count: count, location: m.location()))
         } catch {
             return raise(m, error)

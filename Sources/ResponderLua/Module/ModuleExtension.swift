@@ -27,4 +27,9 @@ package protocol ModuleExtension: Sendable {
     /// Pushes the node field `key` the extension defines (`node.on`, `control.value`, …) and
     /// returns true, or pushes nothing and returns false.
     func pushProperty(_ m: ModuleState, _ node: Node, _ key: String) -> Bool
+
+    /// Called before `tap` performs anything on `node`: returns true when the node refuses the
+    /// input (disabled, or busy), after recording the refused action's trace; `tap` then
+    /// performs nothing and returns `false`.
+    func refusesInput(_ m: ModuleState, _ name: String, _ node: Node) throws -> Bool
 }

@@ -81,7 +81,7 @@ describe("onTapGesture", function()
     card:onTapGesture { trigger = Tapped { double = true }, count = 2 }
     local got = 0
     root:handleEvent(Tapped, function(e) got = got + 1 end)
-    tap(card)
+    assert.error_matches(function() tap(card) end, "Card has no tap action for 1 tap %(it has: 2 taps%)")
     assert.equal(0, got)
     local o = tap(card, 2)
     assert.equal(1, got)

@@ -24,7 +24,7 @@ describe("notifications", function()
     loose:remove()
     post("ping", 2)
     assert.spy(s).was.called(1)
-    assert.spy(s).was.called_with(1, "ping")
+    assert.spy(s).was.called_with(1, { name = "ping", payload = 1 })
   end)
 
   it("receivers of other names are not called", function()
@@ -55,6 +55,7 @@ end)
 describe("observe", function()
   it("calls the observer with the new and old value", function()
     local n = View "N" { count = 1 }
+    mount(n)
     local seen = {}
     n:observe("count", function(new, old) seen[#seen + 1] = { new, old } end)
     n.props.count = 2
@@ -77,6 +78,7 @@ describe("observe", function()
 
   it("several observers run in registration order; nil clears", function()
     local n = View "N"
+    mount(n)
     local log = {}
     n:observe("x", function(new) log[#log + 1] = "first " .. tostring(new) end)
     n:observe("x", function(new, old) log[#log + 1] = "second " .. tostring(new) .. " " .. tostring(old) end)
@@ -85,9 +87,10 @@ describe("observe", function()
     assert.same({ "first 1", "second 1 nil", "first nil", "second nil 1" }, log)
   end)
 
-  it("observe returns the node and checks its arguments", function()
+  it("observe returns a handle and checks its arguments", function()
     local n = View "N"
-    assert.equal(n, n:observe("x", function() end))
+    local h = n:observe("x", function() end)
+    assert.equal("function", type(h.cancel))
     assert.error_matches(function() n:observe("x", 5) end,
       "bad argument #2 to 'observe' %(function expected, got number%)")
   end)
