@@ -14,10 +14,13 @@ public struct TapAction {
     public var count: Int
     /// What happens.
     public var action: Action
+    /// An optional identifier, for ``Node/removeTapAction(id:)``.
+    public var id: String?
 
     /// Creates a tap action.
-    public init(count: Int = 1, action: Action) {
+    public init(count: Int = 1, action: Action, id: String? = nil) {
         self.count = count
         self.action = action
+        self.id = id
     }
 }

@@ -84,8 +84,13 @@ extension Node {
     ///
     /// An `EventButton` is a node with a count-1 ``TapAction/Action/trigger(_:)`` or
     /// ``TapAction/Action/triggerProduced(_:)`` action.
-    public func onTapGesture(count: Int = 1, action: TapAction.Action) {
-        tapActions.append(TapAction(count: count, action: action))
+    public func onTapGesture(count: Int = 1, action: TapAction.Action, id: String? = nil) {
+        tapActions.append(TapAction(count: count, action: action, id: id))
+    }
+
+    /// Removes the tap actions with identifier `id`.
+    public func removeTapAction(id: String) {
+        tapActions.removeAll { $0.id == id }
     }
 
     /// Removes every tap action.

@@ -41,7 +41,7 @@ enum ControlsBinding {
         ("eventHandlers", TargetAction.eventHandlers),
         ("canPerform", TargetAction.canPerform),
         ("disabled", ControlsEnabled.disabled),
-    ]
+    ] + SegmentedControlMethods.methods
 
     /// Called once per state after the core module is installed (metatables, hooks).
     static func install(_ m: ModuleState) {
@@ -373,8 +373,10 @@ enum ControlsBinding {
                 let segTitle = m.runtime.string(at: -1) ?? ""
                 kitRawField(L, -2, "action")
                 let action = m.isCallable(at: -1) ? KitSlot(m, node: node, valueAt: -1) : nil
-                luashim_pop(L, 3)
-                c.segments.append((segTitle, action))
+                kitRawField(L, -3, "id")
+                let segId = lua_type(L, -1) == LUA_TSTRING ? m.runtime.string(at: -1) : nil
+                luashim_pop(L, 4)
+                c.segments.append((segTitle, action, segId))
             }
             if let si = fields["selected"] { c.selectedSegment = Int(luashim_tointeger(L, si, nil)) }
         }

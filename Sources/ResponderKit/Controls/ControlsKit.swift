@@ -93,7 +93,7 @@ final class ControlHandler {
     enum Kind {
         case action(KitSlot, Call)
         /// A target (nil: search the responder chain) and a selector.
-        case target(KitSlot?, String)
+        case target(TargetRef?, String)
     }
 
     var event: ControlEvent
@@ -187,7 +187,7 @@ final class ControlState {
     var canIncrement = true
     var canDecrement = true
     /// SegmentedControl.
-    var segments: [(title: String, action: KitSlot?)] = []
+    var segments: [(title: String, action: KitSlot?, id: String?)] = []
     var selectedSegment: Int?
 
     init(kind: ControlKind) { self.kind = kind }
@@ -218,6 +218,20 @@ final class KitRegistry {
     private var purgeAt = 64
     /// The text field being edited (focus), if any.
     weak var focused: Node?
+    /// Numbers generated ids (`action#1`, `on.tap#2`, …) of entries added without one.
+    private var lastGeneratedId = 0
+
+    /// A fresh number for a registration's handle.
+    func nextToken() -> Int {
+        lastGeneratedId += 1
+        return lastGeneratedId
+    }
+
+    /// A fresh id `prefix#n` for an entry added without one.
+    func generatedId(_ prefix: String) -> String {
+        lastGeneratedId += 1
+        return "\(prefix)#\(lastGeneratedId)"
+    }
 
     func kit(_ node: Node) -> NodeKit? {
         guard let k = nodes[ObjectIdentifier(node)], k.node === node else { return nil }

@@ -35,9 +35,11 @@ enum EnvironmentBinding {
     /// (`ResponderModule.lazyName` / `lazyMethod` call `realFunction`).
     static func install(_ m: ModuleState) {}
 
-    /// Pushes the kit's function `name` (kind "f" for module functions, "m" for node methods),
-    /// loading the kit first if needed. On failure pushes a message and returns false.
-    static func realFunction(_ m: ModuleState, _ kind: String, _ name: String) -> Bool {
+    /// Registry key of the prelude's `makeHandle(kind, remove)`.
+    static let handleMakerKey = "responder.kit.makeHandle"
+
+    /// Loads the prelude unless it is loaded.
+    static func ensureLoaded(_ m: ModuleState) {
         let L = m.L
         lua_getfield(L, luashim_registryindex(), "responder.kitLoaded")
         let loaded = lua_toboolean(L, -1) != 0
@@ -47,6 +49,13 @@ enum EnvironmentBinding {
             lua_setfield(L, luashim_registryindex(), "responder.kitLoaded")
             loadPrelude(m)
         }
+    }
+
+    /// Pushes the kit's function `name` (kind "f" for module functions, "m" for node methods),
+    /// loading the kit first if needed. On failure pushes a message and returns false.
+    static func realFunction(_ m: ModuleState, _ kind: String, _ name: String) -> Bool {
+        let L = m.L
+        ensureLoaded(m)
         lua_getfield(L, luashim_registryindex(), "responder.kitReal")
         if lua_type(L, -1) == LUA_TTABLE {
             lua_getfield(L, -1, kind + "." + name)
@@ -134,6 +143,10 @@ enum EnvironmentBinding {
             }
         }
         lua_settop(L, kitTable)
+
+        // handles made for Swift registrations (onChange, on.*)
+        lua_getfield(L, kitTable, "makeHandle")
+        lua_setfield(L, luashim_registryindex(), handleMakerKey)
 
         // hooks
         lua_getfield(L, kitTable, "hooks")

@@ -289,5 +289,6 @@ return {
     onAsyncTaskEnded = taskHandler("ended", "onAsyncTaskEnded"),
     onAsyncTaskChanged = taskHandler("changed", "onAsyncTaskChanged"),
   },
+  makeHandle = makeHandle,
   hooks = { appear = appearHook, disappear = disappearHook, structure = structureHook, reset = reset },
 }

@@ -6,6 +6,8 @@ import ResponderLua
 /// An `onChange` registration: `fn(new, old)` kept for its node.
 struct KitObserver {
     let fn: KitSlot
+    /// Identifies the registration for its handle's `cancel`.
+    let token: Int
 }
 
 /// `State(initial)`: a source of truth. Its value lives in user value 1 of its userdata.
@@ -153,7 +155,7 @@ enum StateBinding {
         let m = state(L)
         guard let node = m.node(at: 1) else { return m.argError(0, "onChange", "node", 1) }
         guard m.isCallable(at: 3) else { return m.argError(2, "onChange", "function", 3) }
-        let observer = KitObserver(fn: KitSlot(m, node: node, valueAt: 3))
+        let observer = KitObserver(fn: KitSlot(m, node: node, valueAt: 3), token: m.kit.nextToken())
         if let s = m.object(at: 2, .state, as: StateBox.self) {
             s.observers.append(observer)
         } else if let b = m.object(at: 2, .binding, as: BindingBox.self) {
@@ -167,7 +169,14 @@ enum StateBinding {
         } else {
             return m.argError(1, "onChange", "State or Binding", 2)
         }
-        lua_settop(L, 1)
+        // the handle: cancel removes the observer (from the State a derived binding reads)
+        if let b = m.object(at: 2, .binding, as: BindingBox.self), !b.isCustom {
+            lua_getiuservalue(L, 2, 1)
+        } else {
+            lua_pushvalue(L, 2)
+        }
+        lua_pushinteger(L, lua_Integer(observer.token))
+        m.pushKitHandle("onChange", remover: KitHandles.removeObserver, upvalues: 2)
         return 1
     }
 }
@@ -194,10 +203,10 @@ extension ModuleState {
         box.observers.removeAll { $0.fn.node == nil }
     }
 
-    /// Runs observers `fn(new, old)`, each from its node.
+    /// Runs observers `fn(new, old)`, each from its node, while that node is mounted (SPEC §2.10).
     func fire(_ observers: [KitObserver], newAt new: Int32, oldAt old: Int32) throws {
         for o in observers {
-            guard let node = o.fn.node else { continue }
+            guard let node = o.fn.node, node.isMounted else { continue }
             o.fn.push(self)
             guard isCallable(at: -1) else { luashim_pop(L, 1); continue }
             lua_pushvalue(L, new)

@@ -39,6 +39,7 @@ enum TargetAction {
 
     /// `control:addAction(fn [, { event, id, title }])`: appends `fn(sender, action)` to the
     /// dispatch table; an action with the id already present for that event is replaced in place.
+    /// Returns the action's id (generated, `action#n`, when none is given).
     static let addAction: LuaSwiftFunction = { L in
         let m = state(L)
         let node: Node, kind: ControlKind, k: NodeKit
@@ -68,14 +69,15 @@ enum TargetAction {
                 if isId { id = s } else { title = s }
             }
         }
-        let handler = ControlHandler(event: event, id: id, title: title,
+        let actionId = id ?? m.kit.generatedId("action")
+        let handler = ControlHandler(event: event, id: actionId, title: title,
                                      kind: .action(KitSlot(m, node: node, valueAt: 2), .senderAction))
-        if let id, let i = k.handlers.firstIndex(where: { $0.id == id && $0.event == event }) {
+        if id != nil, let i = k.handlers.firstIndex(where: { $0.id == actionId && $0.event == event }) {
             k.handlers[i] = handler
         } else {
             k.handlers.append(handler)
         }
-        lua_settop(L, 1)
+        m.runtime.pushString(actionId)
         return 1
     }
 
@@ -125,7 +127,7 @@ enum TargetAction {
                 return 1
             }
         }
-        let slot = (t == LUA_TNIL || t == LUA_TNONE) ? nil : KitSlot(m, node: node, valueAt: 2)
+        let slot = (t == LUA_TNIL || t == LUA_TNONE) ? nil : TargetRef(m, node: node, valueAt: 2)
         k.handlers.append(ControlHandler(event: event, id: nil, title: nil, kind: .target(slot, selector)))
         lua_settop(L, 1)
         return 1
@@ -199,6 +201,10 @@ enum TargetAction {
         switch control(m, "eventHandlers") {
         case .failure(let f): return f.status
         case .success(let r): k = r.2
+        }
+        k.handlers.removeAll { h in
+            if case .target(let ts?, _) = h.kind { return ts.isGone(m) }
+            return false
         }
         lua_createtable(L, Int32(k.handlers.count), 0)
         for (i, h) in k.handlers.enumerated() {

@@ -43,7 +43,8 @@ extension TargetAction {
     }
 
     /// `node.on.tap(fn())`, `node.on.valueChange(fn(value))`, `node.on.textChange(fn(text))`:
-    /// adds a handler to the dispatch table (a tap gesture on plain nodes). Returns the node.
+    /// adds a handler to the dispatch table (a tap gesture on plain nodes) with a generated id.
+    /// Returns a handle whose `cancel` removes it.
     static let onFunction: LuaSwiftFunction = { L in
         let m = state(L)
         guard let node = m.node(at: luashim_upvalueindex(2)), let name = m.runtime.string(at: luashim_upvalueindex(3)) else {
@@ -52,21 +53,24 @@ extension TargetAction {
         // accept both node.on.tap(fn) and node.on:tap(fn)
         let fi: Int32 = lua_gettop(L) >= 2 && m.isCallable(at: 2) ? 2 : 1
         guard m.isCallable(at: fi) else { return m.argError(1, "on.\(name)", "function", fi) }
+        let id = m.kit.generatedId("on.\(name)")
         if let kind = ControlKind.of(node), let k = m.kit.kit(node), k.control != nil {
             let slot = KitSlot(m, node: node, valueAt: fi)
             let handler: ControlHandler
             switch name {
-            case "tap": handler = ControlHandler(event: .touchUpInside, id: nil, title: nil, kind: .action(slot, .none))
-            case "textChange": handler = ControlHandler(event: .editingChanged, id: nil, title: nil, kind: .action(slot, .text))
+            case "tap": handler = ControlHandler(event: .touchUpInside, id: id, title: nil, kind: .action(slot, .none))
+            case "textChange": handler = ControlHandler(event: .editingChanged, id: id, title: nil, kind: .action(slot, .text))
             default:
-                handler = ControlHandler(event: .valueChanged, id: nil, title: nil,
+                handler = ControlHandler(event: .valueChanged, id: id, title: nil,
                                          kind: .action(slot, kind == .stepper && k.control?.binding == nil ? .none : .value))
             }
             k.handlers.append(handler)
         } else {
-            node.onTapGesture(count: 1, action: TapBinding.performAction(m, node, at: fi))
+            node.onTapGesture(count: 1, action: TapBinding.performAction(m, node, at: fi), id: id)
         }
         m.push(node)
+        m.runtime.pushString(id)
+        m.pushKitHandle("on.\(name)", remover: KitHandles.removeEntry, upvalues: 2)
         return 1
     }
 }

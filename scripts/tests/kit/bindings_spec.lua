@@ -69,8 +69,10 @@ describe("node:onChange", function()
   it("runs fn(new, old) when a state changes, not when the same value is set", function()
     local s = State(1)
     local node = View "Label"
+    mount(node)
     local got = {}
-    assert.equal(node, node:onChange(s, function(new, old) got[#got + 1] = { new, old } end))
+    local h = node:onChange(s, function(new, old) got[#got + 1] = { new, old } end)
+    assert.equal("function", type(h.cancel))
     s.value = 2
     s.value = 2
     s.value = 3
@@ -80,6 +82,7 @@ describe("node:onChange", function()
   it("observes a state through a derived binding", function()
     local s = State("a")
     local node = View "Label"
+    mount(node)
     local got = {}
     node:onChange(s:binding(), function(new, old) got[#got + 1] = old .. ">" .. new end)
     s:binding().value = "b"
@@ -91,6 +94,7 @@ describe("node:onChange", function()
     local s = State(0)
     local b = Binding { get = function() return s.value end, set = function(v) s.value = math.max(0, v) end }
     local node = View "Label"
+    mount(node)
     local got = {}
     node:onChange(b, function(new, old) got[#got + 1] = { new, old } end)
     b.value = 4
@@ -105,6 +109,7 @@ describe("node:onChange", function()
     local label = root:find("Label")
     local caught
     root:handleError(LuaError, function(e) caught = e end)
+    mount(root)
     label:onChange(s, function() error("boom") end)
     s.value = 1
     assert.truthy(caught)

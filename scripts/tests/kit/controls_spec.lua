@@ -63,6 +63,7 @@ describe("TextField", function()
       onCommit = function() events[#events + 1] = "commit" end,
     }
     tf:onChange(name, function(new) seen[#seen + 1] = new end)
+    mount(tf)
     typeText(tf, "abc")
     assert.same({ true }, events)
     assert.same({ "a", "ab", "abc" }, seen)
@@ -157,6 +158,7 @@ describe("Slider", function()
     local log = {}
     local s = Slider { value = v, range = { 0, 10 }, step = 2, onEditingChanged = function(e) log[#log + 1] = e end }
     s:onChange(v, function(new) log[#log + 1] = new end)
+    mount(s)
     slide(s, 4.9)
     assert.same({ true, 4, false }, log)
     assert.equal(4, v.value)
@@ -273,7 +275,8 @@ describe("closure sugar", function()
   it("on.tap on a Button, on.valueChange on a Slider, on.textChange on a TextField", function()
     local log = {}
     local b = Button "B" { action = function() log[#log + 1] = "action" end }
-    assert.equal(b, b.on.tap(function(...) log[#log + 1] = select("#", ...) end))
+    local h = b.on.tap(function(...) log[#log + 1] = select("#", ...) end)
+    assert.equal("function", type(h.cancel))
     tap(b)
     assert.same({ "action", 0 }, log)
 

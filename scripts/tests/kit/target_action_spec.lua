@@ -6,7 +6,7 @@ describe("addAction", function()
   it("appends handlers that tap fires in order, after the button's action", function()
     local log = {}
     local b = Button "Save" { action = function() log[#log + 1] = "action" end }
-    assert.equal(b, b:addAction(function(sender, action)
+    assert.equal("first", b:addAction(function(sender, action)
       log[#log + 1] = action.id .. ":" .. action.event
       assert.equal(b, sender)
       assert.equal(b, action.sender)

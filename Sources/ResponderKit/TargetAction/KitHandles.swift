@@ -1,0 +1,49 @@
+import CLua
+import CLuaShim
+import ResponderEngine
+import ResponderLua
+
+/// Handles of Swift-side registrations (SPEC §2.10): `onChange`, `node.on.*`. A handle is the
+/// prelude's `responder.handle` object; its `cancel` calls a Swift remover closure whose
+/// upvalues name the registration.
+enum KitHandles {
+    /// Remover of an `onChange` observer: upvalue 2 the State/Binding, 3 the observer's token.
+    static let removeObserver: LuaSwiftFunction = { L in
+        let m = ModuleState.enter(L)
+        let token = Int(luashim_tointeger(L, luashim_upvalueindex(3), nil))
+        if let s = m.object(at: luashim_upvalueindex(2), .state, as: StateBox.self) {
+            s.observers.removeAll { $0.token == token }
+        } else if let b = m.object(at: luashim_upvalueindex(2), .binding, as: BindingBox.self) {
+            b.observers.removeAll { $0.token == token }
+        }
+        return 0
+    }
+
+    /// Remover of a dispatch-table entry or tap action: upvalue 2 the node, 3 the entry's id.
+    static let removeEntry: LuaSwiftFunction = { L in
+        let m = ModuleState.enter(L)
+        guard let node = m.node(at: luashim_upvalueindex(2)),
+              let id = m.runtime.string(at: luashim_upvalueindex(3)) else { return 0 }
+        m.kit.kit(node)?.handlers.removeAll { $0.id == id }
+        node.removeTapAction(id: id)
+        return 0
+    }
+}
+
+extension ModuleState {
+    /// Pushes a handle of kind `kind` whose `cancel` calls `remover` with the `nup` values on
+    /// top of the stack as its upvalues 2… (they are popped).
+    func pushKitHandle(_ kind: String, remover: LuaSwiftFunction, upvalues nup: Int32) {
+        EnvironmentBinding.ensureLoaded(self)
+        luashim_push_swift_closure(L, remover, nup)
+        let removerIndex = lua_gettop(L)
+        lua_getfield(L, luashim_registryindex(), EnvironmentBinding.handleMakerKey)
+        runtime.pushString(kind)
+        lua_pushvalue(L, removerIndex)
+        if runtime.callKeepingError(2, 1) != LUA_OK {
+            luashim_pop(L, 1)
+            lua_pushnil(L)
+        }
+        luashim_remove(L, removerIndex)
+    }
+}

@@ -1,0 +1,147 @@
+-- SPEC §2.10: lifetimes and handles, generated ids, weak targets, segmented-control methods.
+describe("lifetimes", function()
+  it("onChange fires only while its node is mounted", function()
+    local s = State(0)
+    local seen = {}
+    local root = View "Root" { View "Label" }
+    local label = root:find("Label")
+    label:onChange(s, function(new) seen[#seen + 1] = new end)
+    s.value = 1 -- never mounted
+    mount(root)
+    s.value = 2
+    label:remove()
+    s.value = 3 -- removed
+    assert.same({ 2 }, seen)
+  end)
+
+  it("onChange returns a handle whose cancel stops it", function()
+    local s = State(0)
+    local seen = {}
+    local node = View "N"
+    mount(node)
+    local h = node:onChange(s:binding(), function(new) seen[#seen + 1] = new end)
+    s.value = 1
+    assert.is_false(h.isCancelled)
+    h:cancel()
+    assert.is_true(h.isCancelled)
+    s.value = 2
+    assert.same({ 1 }, seen)
+  end)
+
+  it("onReceive stops after remove", function()
+    local s = spy.new(function() end)
+    local root = View "Root" { View "Inbox" }
+    root:find("Inbox"):onReceive("mail", function() s() end)
+    mount(root)
+    post("mail")
+    root:find("Inbox"):remove()
+    post("mail")
+    assert.spy(s).was.called(1)
+  end)
+end)
+
+describe("generated ids and handles", function()
+  it("addAction without an id returns a generated one, shown by eventHandlers and removable", function()
+    local log = {}
+    local b = Button "B" { action = function() end }
+    local a1 = b:addAction(function() log[#log + 1] = "one" end)
+    local a2 = b:addAction(function() log[#log + 1] = "two" end)
+    assert.is_string(a1)
+    assert.are_not.equal(a1, a2)
+    local ids = {}
+    for _, h in ipairs(b:eventHandlers()) do ids[#ids + 1] = h.id end
+    assert.same({ "action", a1, a2 }, ids)
+    b:removeAction(a1)
+    tap(b)
+    assert.same({ "two" }, log)
+  end)
+
+  it("on.* entries get generated ids and handles that remove them one by one", function()
+    local log = {}
+    local b = Button "B" { action = function() end }
+    local h1 = b.on.tap(function() log[#log + 1] = "first" end)
+    b.on.tap(function() log[#log + 1] = "second" end)
+    h1:cancel()
+    tap(b)
+    assert.same({ "second" }, log)
+    local card = View "Card"
+    local h = card.on.tap(function() log[#log + 1] = "card" end)
+    tap(card)
+    h:cancel()
+    assert.error_matches(function() tap(card) end, "Card has no tap action")
+    assert.same({ "second", "card" }, log)
+  end)
+end)
+
+describe("weak targets", function()
+  it("addTarget holds a table target weakly, as UIKit does", function()
+    local b = Button "B" { action = function() end }
+    local hits = 0
+    local target = { save = function() hits = hits + 1 end }
+    b:addTarget(target, "save")
+    tap(b)
+    assert.equal(1, hits)
+    assert.equal(2, #b:eventHandlers())
+    target = nil
+    collectgarbage()
+    collectgarbage()
+    assert.equal(1, #b:eventHandlers())
+    tap(b)
+    assert.equal(1, hits)
+  end)
+
+  it("a node target stays with the control", function()
+    local b = Button "B" { action = function() end }
+    local hits = 0
+    local screen = View "Screen" { b }
+    screen:canPerform("save", function() hits = hits + 1 end)
+    b:addTarget(screen, "save")
+    collectgarbage()
+    tap(b)
+    assert.equal(1, hits)
+  end)
+end)
+
+describe("segmented controls", function()
+  local function make(log)
+    return SegmentedControl { segments = {
+      { title = "One", id = "one", action = function() log[#log + 1] = "one" end },
+      { title = "Two", id = "two" },
+    } }
+  end
+
+  it("insertSegment inserts at a position (default: the end) and keeps the selection", function()
+    local log = {}
+    local seg = make(log)
+    selectSegment(seg, 2)
+    assert.equal(seg, seg:insertSegment({ title = "Zero", id = "zero" }, 1))
+    assert.same({ "Zero", "One", "Two" }, seg.segments)
+    assert.equal(3, seg.selectedSegment)
+    seg:insertSegment({ title = "Three", action = function() log[#log + 1] = "three" end })
+    assert.same({ "Zero", "One", "Two", "Three" }, seg.segments)
+    selectSegment(seg, 4)
+    assert.same({ "three" }, log)
+  end)
+
+  it("segmentIndex finds a segment by id; actionForSegment and setAction read and replace actions", function()
+    local log = {}
+    local seg = make(log)
+    assert.equal(2, seg:segmentIndex("two"))
+    assert.is_nil(seg:segmentIndex("nope"))
+    assert.is_function(seg:actionForSegment(1))
+    assert.is_nil(seg:actionForSegment(2))
+    seg:setAction(2, function() log[#log + 1] = "new two" end)
+    selectSegment(seg, 2)
+    assert.same({ "new two" }, log)
+    seg:setAction(1, nil)
+    assert.is_nil(seg:actionForSegment(1))
+  end)
+
+  it("checks its arguments", function()
+    local seg = make({})
+    assert.error_matches(function() seg:insertSegment({ title = 3 }) end, "field 'title' must be a string")
+    assert.error_matches(function() seg:insertSegment({ title = "x" }, 9) end, "segment index %(1..3%) expected")
+    assert.error_matches(function() seg:setAction(5, function() end) end, "segment index %(1..2%) expected")
+    assert.error_matches(function() seg:segmentIndex(1) end, "segment id %(string%) expected")
+  end)
+end)
