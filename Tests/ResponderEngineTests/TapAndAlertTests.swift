@@ -32,8 +32,17 @@ import Testing
         node.onTapGesture(count: 2, action: .perform { log.add("double A") })
         node.onTapGesture(count: 2, action: .perform { log.add("double B") })
         #expect(try world.tap(node, count: 2) == nil)
-        #expect(try world.tap(node, count: 3) == nil)
         #expect(log.lines == ["double A", "double B"])
+    }
+
+    @Test func tapWithACountNoActionHasThrows() {
+        let node = Node(name: "N"), world = World(), log = Log()
+        node.onTapGesture(count: 1, action: .perform { log.add("single") })
+        node.onTapGesture(count: 2, action: .perform { log.add("double") })
+        #expect(throws: EngineError.noTapActionForCount(node: "N", count: 3, counts: [1, 2])) {
+            try world.tap(node, count: 3)
+        }
+        #expect(log.lines.isEmpty)
     }
 
     @Test func tapOnNodeWithoutTapActionsThrows() {
