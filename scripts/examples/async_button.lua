@@ -1,7 +1,8 @@
 -- async_button.lua: an AsyncButton runs its action as a task on a virtual clock.
 -- The screen shows a spinner while a task runs (onAsyncTaskChanged), the task sleeps on the
 -- virtual clock, a failed upload is reported from the button as an error that an ancestor
--- turns into an alert, and a second upload is cancelled while it sleeps.
+-- turns into an alert, a press while uploading starts nothing (the button is loading and so
+-- disabled, as ButtonKit's AsyncButton), and a third upload is cancelled while it sleeps.
 local Uploaded = Event "Uploaded"
 
 local attempts = 0
@@ -28,8 +29,9 @@ mount(app)
 tap(upload)
 advance(2)
 
--- 2. the second attempt succeeds at t=7
+-- 2. the second attempt succeeds at t=7; pressing again while it runs starts nothing
 tap(upload)
+print(("[t=%g] loading: %s, second press: %s"):format(now(), upload.isLoading, tap(upload)))
 advance(10)
 print("now:", now())
 

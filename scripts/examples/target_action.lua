@@ -4,6 +4,7 @@
 --      (addAction), a table target (addTarget) and a nil-targeted "save" action that is
 --      found by walking the responder chain up to the node that can perform it.
 --   3. Closure sugar: node.on.valueChange / node.on.textChange.
+--   Save stays disabled until the form is valid (SwiftUI .disabled, UIKit isEnabled).
 local Saved = Event "Saved"
 
 local name = State("")
@@ -22,8 +23,10 @@ local nameField = TextField "Name" {
 }
 local newsletter = Toggle "Newsletter" { isOn = subscribed }
 local volumeSlider = Slider { value = volume, range = { 0, 10 }, step = 1 }
+local formInvalid = Binding { get = function() return name.value == "" end, set = function() end }
 local save = Button "Save" {
   id = "save",
+  disabled = formInvalid,
   action = function(sender) print("Save tapped (the Button's own action)") end,
 }
 
@@ -48,7 +51,9 @@ app:handleEvent(Saved, function(e) print("saved:", e) end)
 
 mount(app)
 
+print("tap Save on the empty form:", tap(save), responder.lastTrace())
 typeText(nameField, "Ada")
+print("Save enabled:", save.isEnabled)
 commit(nameField)
 toggle(newsletter)
 slide(volumeSlider, 7.6)

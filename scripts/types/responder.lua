@@ -122,6 +122,8 @@ CancellationError = nil
 ---@field children Node[] A fresh array.
 ---@field props table Extra keys from the constructor; the script may change them.
 ---@field on NodeClosures Closure sugar (`node.on.tap(fn)`), where the node supports it.
+---@field isEnabled boolean False when the node or an ancestor is disabled (or an AsyncButton loads).
+---@field isLoading boolean? An AsyncButton: whether one of its tasks runs.
 ---@operator call(NodeSpec): Node
 local Node = {}
 
@@ -336,10 +338,26 @@ function State(initial) end
 ---@return Binding
 function Binding(spec) end
 
+---What a kit registration returns (`onChange`, `observe`, `onReceive`, `node.on.*`).
+---@class Handle
+---@field isCancelled boolean
+---@field kind string
+local Handle = {}
+
+---Removes the registration.
+---@return Handle
+function Handle:cancel() end
+
+---Runs while the node is mounted.
 ---@param source State|Binding
 ---@param fn fun(new: any, old: any)
----@return Node
+---@return Handle
 function Node:onChange(source, fn) end
+
+---Disables the node's subtree (SwiftUI `.disabled`); nil clears the setting.
+---@param flag boolean|State|Binding|nil
+---@return Node
+function Node:disabled(flag) end
 
 ---@class ActionOptions
 ---@field event ControlEvent? Default `touchUpInside`.
@@ -353,9 +371,10 @@ function Node:onChange(source, fn) end
 ---@field target Node|table|nil
 ---@field selector string?
 
+---Returns the action's id (generated, `action#n`, when none is given).
 ---@param fn fun(sender: Node, action: ActionEntry)
 ---@param options ActionOptions?
----@return Node
+---@return string
 function Node:addAction(fn, options) end
 
 ---`target` nil searches the responder chain for a node that declared `canPerform(selector)`.
@@ -387,9 +406,28 @@ function Node:eventHandlers() end
 function Node:canPerform(selector, fn) end
 
 ---@class NodeClosures
----@field tap fun(fn: fun()): Node
----@field valueChange fun(fn: fun(value: any)): Node
----@field textChange fun(fn: fun(text: string)): Node
+---@field tap fun(fn: fun()): Handle
+---@field valueChange fun(fn: fun(value: any)): Handle
+---@field textChange fun(fn: fun(text: string)): Handle
+
+---Inserts a segment at `at` (default: the end).
+---@param segment { title: string, action: fun(sender: Node, action: ActionEntry)?, id: string? }
+---@param at integer?
+---@return Node
+function Node:insertSegment(segment, at) end
+
+---@param index integer
+---@param fn fun(sender: Node, action: ActionEntry)|nil
+---@return Node
+function Node:setAction(index, fn) end
+
+---@param id string
+---@return integer?
+function Node:segmentIndex(id) end
+
+---@param index integer
+---@return function?
+function Node:actionForSegment(index) end
 
 ---Sets an environment value for the subtree.
 ---@param key string
@@ -426,15 +464,22 @@ function Node:onPreferenceChange(key, fn) end
 ---@return any
 function Node:preferenceValue(key) end
 
----@param name string
----@param fn fun(payload: any)
----@return Node
-function Node:onReceive(name, fn) end
+---@class Note
+---@field name string
+---@field object any
+---@field payload any
 
----Observes `node.props[prop]`.
+---Receives posts while mounted; with `{ object = x }` only posts with that object.
+---@param name string
+---@param fn fun(payload: any, note: Note)
+---@param options { object: any }?
+---@return Handle
+function Node:onReceive(name, fn, options) end
+
+---Observes `node.props[prop]` while the node is mounted.
 ---@param prop string
 ---@param fn fun(new: any, old: any)
----@return Node
+---@return Handle
 function Node:observe(prop, fn) end
 
 ---@param fn fun()
@@ -452,6 +497,33 @@ local Task = {}
 
 ---A sleeping task wakes with a `CancellationError`; the ended callback still runs.
 function Task:cancel() end
+
+---@class Timer
+---@field isCancelled boolean
+---@field fired integer
+---@field interval number
+local Timer = {}
+
+---@return Timer
+function Timer:cancel() end
+
+---Calls `fn` once when the virtual clock has advanced `seconds`.
+---@param seconds number
+---@param fn fun(timer: Timer)
+---@return Timer
+function after(seconds, fn) end
+
+---Calls `fn` every `seconds` of virtual time until cancelled.
+---@param seconds number
+---@param fn fun(timer: Timer)
+---@return Timer
+function every(seconds, fn) end
+
+---Starts a task without a button; callbacks and errors from `options.node`.
+---@param fn fun(task: Task)
+---@param options { node: Node }?
+---@return Task
+function task(fn, options) end
 
 ---@param fn fun(task: Task)
 ---@return Node
@@ -492,6 +564,8 @@ function Button(title) end
 
 ---@class AsyncButtonSpec: NodeSpec
 ---@field action fun(task: Task?) Runs as a task; `sleep` may be used inside.
+---@field disabled boolean|State|Binding|nil
+---@field disabledWhenLoading boolean? Default true.
 
 ---@param title string
 ---@return fun(spec: AsyncButtonSpec): Node
