@@ -83,7 +83,7 @@ struct GraphCommand: ParsableCommand {
 
         let graph: TreeGraph
         do {
-            graph = try TreeGraph.capture(world: runtime.world)
+            graph = try TreeGraph.capture(world: runtime.world, notes: KitNotes.provider(runtime))
         } catch {
             Stderr.write("error: \(error.message)\n")
             throw ExitCode(1)

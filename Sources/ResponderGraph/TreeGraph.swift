@@ -98,17 +98,18 @@ public struct TreeGraph: Sendable {
     ///
     /// When nothing is mounted, the tree the last dispatch ran in is used instead.
     /// - Throws: ``TreeGraphError/nothingMounted`` when there is neither (or no world).
-    public static func capture(world: World?) throws(TreeGraphError) -> TreeGraph {
+    public static func capture(world: World?, notes: (Node) -> [String] = { _ in [] }) throws(TreeGraphError) -> TreeGraph {
         guard let world else { throw .nothingMounted }
         let trace = world.lastTrace
-        if let root = world.root { return TreeGraph(root: root, trace: trace, isMounted: true) }
+        if let root = world.root { return TreeGraph(root: root, trace: trace, isMounted: true, notes: notes) }
         guard let trace, let top = trace.path.last ?? trace.path.first,
               let root = top.pathToRoot.last else { throw .nothingMounted }
-        return TreeGraph(root: root, trace: trace, isMounted: false)
+        return TreeGraph(root: root, trace: trace, isMounted: false, notes: notes)
     }
 
-    /// Captures the tree under `root` and, optionally, a trace through it.
-    public init(root: Node, trace: Trace?, isMounted: Bool = true) {
+    /// Captures the tree under `root` and, optionally, a trace through it. `notes` adds lines
+    /// a host knows about a node (the pattern kit: `disabled`, `loading`).
+    public init(root: Node, trace: Trace?, isMounted: Bool = true, notes: (Node) -> [String] = { _ in [] }) {
         self.isMounted = isMounted
         var nodes: [GraphNode] = []
         var indexOf: [ObjectIdentifier: Int] = [:]
@@ -127,7 +128,8 @@ public struct TreeGraph: Sendable {
             indexOf[ObjectIdentifier(node)] = index
             engineNodes.append(node)
             nodes.append(GraphNode(label: node.description, parent: parent, children: [],
-                                   lines: Self.lines(of: node), pathPosition: nil))
+                                   lines: notes(node).map { Line(text: $0, steps: []) } + Self.lines(of: node),
+                                   pathPosition: nil))
             if let parent { nodes[parent].children.append(index) }
             for child in node.children.reversed() { stack.append((child, index)) }
         }
@@ -188,7 +190,11 @@ public struct TreeGraph: Sendable {
 
     /// Marks the line a step visited; a step whose entry is gone gets a line of its own.
     static func attach(_ step: Step, to graphNode: inout GraphNode, node: Node, kind: TraceKind) {
-        if step.index == 0 {
+        if step.index == 0 && kind == .action {
+            // A control refused the action (disabled, or an AsyncButton still loading).
+            graphNode.lines.append(Line(text: "(\(step.responder) refused)", steps: [step]))
+            return
+        } else if step.index == 0 {
             // The final `unhandled` step: the value went past the root.
             graphNode.lines.append(Line(text: "(past the root)", steps: [step]))
             return

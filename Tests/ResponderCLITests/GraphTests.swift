@@ -78,6 +78,19 @@ struct GraphTests {
         #expect(explicit.stdout == gridText)
     }
 
+    @Test func disabledControlsAndRefusedTapsAreDrawn() throws {
+        let dir = try GraphHarness.folder(["form.lua": """
+            local save = Button "Save" { id = "save", action = function() end, disabled = true }
+            mount(View "Form" { save })
+            tap(save)
+            """])
+        let out = try GraphHarness.run([dir + "/form.lua"])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.stdout.contains("└── Button#save  ◀ 1 origin\n        disabled\n"), "\(out.stdout)")
+        #expect(out.stdout.contains("(tap refused)  ◀ step 1: disabled"), "\(out.stdout)")
+        #expect(out.stdout.contains("last dispatch: action tap from Button#save"), "\(out.stdout)")
+    }
+
     @Test func dotOutputHighlightsThePathWithStepNumbers() throws {
         let dir = try GraphHarness.folder(["grid.lua": gridScript])
         let out = try GraphHarness.run([dir + "/grid.lua", "--format", "dot"])

@@ -260,7 +260,9 @@ function M.tree(selector)
     local node, depth = item[1], item[2]
     local indent = ("  "):rep(depth <= 40 and depth or 40)
     if depth > 40 then indent, capped = indent .. "[depth " .. depth .. "] ", true end
-    lines[#lines + 1] = indent .. safetostring(node) .. respondersOf(node)
+    local okEnabled, enabled = pcall(function() return node.isEnabled end)
+    local state = (okEnabled and enabled == false) and " (disabled)" or ""
+    lines[#lines + 1] = indent .. safetostring(node) .. state .. respondersOf(node)
     local kids = childrenOf(node)
     for i = #kids, 1, -1 do stack[#stack + 1] = { kids[i], depth + 1 } end
   end
