@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "ResponderEngine", swiftSettings: hotPathSettings),
         .target(name: "ResponderGraph", dependencies: ["ResponderEngine"]),
         .target(name: "ResponderLua", dependencies: ["ResponderEngine", "CLua", "CLuaShim"],
-                swiftSettings: hotPathSettings),
+                resources: [.embedInCode("Lua")], swiftSettings: hotPathSettings),
         .target(name: "ResponderKit", dependencies: ["ResponderLua", "ResponderEngine", "CLua", "CLuaShim"],
                 resources: [.embedInCode("Lua")], swiftSettings: hotPathSettings),
         .target(name: "ResponderTesting",
@@ -42,22 +42,26 @@ let package = Package(
                 resources: [.embedInCode("Lua")]),
         .target(name: "ResponderREPL", dependencies: ["ResponderKit", "ResponderLua", "CLua", "CLuaShim"],
                 resources: [.embedInCode("Lua")]),
+        .target(name: "ResponderExplore",
+                dependencies: ["ResponderKit", "ResponderLua", "ResponderEngine", "CLua", "CLuaShim"]),
         .executableTarget(
             name: "ResponderCLI",
             dependencies: [
                 "ResponderREPL", "ResponderTesting", "ResponderKit", "ResponderGraph", "ResponderLua",
-                "ResponderEngine",
+                "ResponderEngine", "ResponderExplore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "ResponderBench",
-            dependencies: ["ResponderTesting", "ResponderKit", "ResponderLua", "ResponderEngine", "CLua", "CLuaShim"]
+            dependencies: ["ResponderTesting", "ResponderKit", "ResponderLua", "ResponderEngine", "ResponderExplore",
+                           "CLua", "CLuaShim"]
         ),
         .testTarget(name: "ResponderEngineTests", dependencies: ["ResponderEngine"]),
         .testTarget(name: "ResponderGraphTests", dependencies: ["ResponderGraph", "ResponderKit", "ResponderLua"]),
         .testTarget(name: "ResponderLuaTests",
                     dependencies: ["ResponderKit", "ResponderLua", "ResponderEngine", "CLua", "CLuaShim"]),
         .testTarget(name: "ResponderCLITests", dependencies: ["ResponderTesting", "ResponderLua"]),
+        .testTarget(name: "ResponderExploreTests", dependencies: ["ResponderExplore", "ResponderLua"]),
     ]
 )

@@ -58,11 +58,14 @@ luashim_control *luashim_control_of(lua_State *L) {
 
 static void count_hook(lua_State *L, lua_Debug *ar);
 
+/* The hook mask: the count hook always; line events too while coverage records lines. */
+#define HOOK_MASK(c) (LUA_MASKCOUNT | ((c)->coverage ? LUA_MASKLINE : 0))
+
 static const char *ABORT_KEY = "responder.abortMessage";
 
 static void raise_limit(lua_State *L, luashim_control *c) {
     if (c->abortPending) {
-        lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+        lua_sethook(L, count_hook, HOOK_MASK(c), 1);
         lua_getfield(L, LUA_REGISTRYINDEX, ABORT_KEY);
         lua_error(L);
     }
@@ -73,7 +76,7 @@ static void raise_limit(lua_State *L, luashim_control *c) {
         lua_error(L);
     }
     /* from now on check at every instruction, so a pcall cannot swallow the limit for long */
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    lua_sethook(L, count_hook, HOOK_MASK(c), 1);
     if (c->memoryExceeded) {
         /* allow the message itself to be built */
         c->hostDepth++;
@@ -88,8 +91,11 @@ static void raise_limit(lua_State *L, luashim_control *c) {
 }
 
 static void count_hook(lua_State *L, lua_Debug *ar) {
-    (void)ar;
     luashim_control *c = luashim_control_of(L);
+    if (ar->event == LUA_HOOKLINE) {
+        luashim_cov_line(L, c->coverage, ar);
+        return;
+    }
     c->hookTicks++;
     if (c->budget >= 0) {
         c->executed += HOOK_COUNT;
@@ -115,7 +121,7 @@ lua_State *luashim_newstate(size_t memoryLimit, int64_t instructionBudget) {
     lua_State *L = lua_newstate(capped_alloc, c);
     if (!L) { free(c); return NULL; }
     lua_atpanic(L, panic_handler);
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_COUNT);
+    lua_sethook(L, count_hook, HOOK_MASK(c), HOOK_COUNT);
     return L;
 }
 
@@ -127,6 +133,7 @@ void luashim_close(lua_State *L) {
     c->hostDepth++;
     c->limit = 0;
     lua_close(L);
+    luashim_cov_free(c->coverage);
     free(c);
 }
 
@@ -138,7 +145,7 @@ void luashim_reset_limits(lua_State *L, int64_t instructionBudget) {
     c->memoryExceeded = c->used > c->limit && c->limit > 0;
     c->limitRaised = 0;
     c->interrupt = 0;
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_COUNT);
+    lua_sethook(L, count_hook, HOOK_MASK(c), HOOK_COUNT);
 }
 
 /* ---------------- trampoline ---------------- */
@@ -453,10 +460,10 @@ void luashim_set_abort(lua_State *L, int on) {
     if (on) {
         lua_setfield(L, LUA_REGISTRYINDEX, ABORT_KEY);
         c->abortPending = 1;
-        lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+        lua_sethook(L, count_hook, HOOK_MASK(c), 1);
     } else {
         c->abortPending = 0;
-        if (!c->budgetExceeded && !c->memoryExceeded) lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_COUNT);
+        if (!c->budgetExceeded && !c->memoryExceeded) lua_sethook(L, count_hook, HOOK_MASK(c), HOOK_COUNT);
         lua_pushnil(L);
         lua_setfield(L, LUA_REGISTRYINDEX, ABORT_KEY);
     }
@@ -558,4 +565,13 @@ luashim_value_cell *luashim_to_value(lua_State *L, int idx, int mtref) {
     if (!same) return NULL;
     luashim_value_cell *cell = (luashim_value_cell *)p;
     return *cell->typeBlock != NULL ? cell : NULL;
+}
+
+/* ---------------- coverage (line hook) ---------------- */
+
+void luashim_coverage_enable(lua_State *L) {
+    luashim_control *c = luashim_control_of(L);
+    if (c->coverage) return;
+    c->coverage = luashim_cov_new();
+    if (c->coverage) lua_sethook(L, count_hook, HOOK_MASK(c), HOOK_COUNT);
 }

@@ -18,7 +18,7 @@ let responder = args.first { $0.hasPrefix("/") || $0.hasPrefix(".") }
         return "/" + dir + "/responder"
     }()
 
-/// `--only foundation|dispatch|memory|tools` runs one section.
+/// `--only foundation|dispatch|memory|tools|explore` runs one section.
 let only = args.firstIndex(of: "--only").flatMap { args.index(after: $0) < args.endIndex ? args[args.index(after: $0)] : nil }
 func wanted(_ section: String) -> Bool { only == nil || only == section }
 
@@ -31,3 +31,4 @@ if wanted("foundation") { printTable("Foundation (issue 2)", foundationBench(res
 if wanted("dispatch") { printTable("Dispatch (issue 3)", dispatchBench()) }
 if wanted("memory") && !quick { printTable("Memory (issue 3)", memoryBench()) }
 if wanted("tools") { printTable("Daily tools (issue 4)", toolBench(responder: responder)) }
+if wanted("explore") { printTable("Explore and coverage (issue 11)", exploreBench(responder: responder, quick: quick)) }

@@ -12,7 +12,7 @@ struct Responder: ParsableCommand {
         commandName: "responder",
         abstract: "Lua scenarios over a Swift HierarchyResponder engine.",
         version: version,
-        subcommands: [RunCommand.self, TestCommand.self, ReplCommand.self, GraphCommand.self]
+        subcommands: [RunCommand.self, TestCommand.self, ExploreCommand.self, ReplCommand.self, GraphCommand.self]
     )
 
     /// Parses and runs; usage errors exit 2 with a hint, as SPEC §3 fixes.

@@ -42,18 +42,22 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var limitOptions: LimitOptions
 
+    @OptionGroup var coverageOptions: CoverageOptions
+
     @Argument(parsing: .postTerminator, help: "Arguments passed to the script as `arg`.")
     var arguments: [String] = []
 
     func validate() throws {
         try safetyOption.check()
+        try coverageOptions.check()
     }
 
     func run() throws {
         try ScriptFile.check(file, command: "run")
         let outcome = ScriptRunner.run(
             file: file, arguments: arguments, limits: limitOptions.limits,
-            seed: seed, safety: safetyOption.safety, trace: trace)
+            seed: seed, safety: safetyOption.safety, trace: trace,
+            coverage: coverageOptions.coverage ? coverageOptions : nil)
         throw ExitCode(outcome)
     }
 }

@@ -5,21 +5,29 @@ import ResponderLua
 enum ScriptRunner {
     /// Returns the exit status: 0 ok, 1 script error or strict violation, 3 a sandbox limit.
     static func run(file: String, arguments: [String], limits: LuaLimits, seed: Int64?,
-                    safety: String, trace: Bool) -> Int32 {
+                    safety: String, trace: Bool, coverage: CoverageOptions? = nil) -> Int32 {
         let runtime: LuaRuntime
         do {
-            runtime = try Scenario.makeRuntime(ScenarioOptions(limits: limits, seed: seed, safety: safety, trace: trace, watchdogSeconds: 10))
+            var options = ScenarioOptions(limits: limits, seed: seed, safety: safety, trace: trace, watchdogSeconds: 10)
+            options.coverage = coverage?.mode ?? .off
+            runtime = try Scenario.makeRuntime(options)
         } catch {
             Stderr.write("error: \(error.message)\n")
             return 3
         }
+        var status: Int32 = 0
         do {
             try runtime.runFile(file, arguments: arguments)
-            return 0
         } catch {
             report(error)
-            return error.isLimit ? 3 : 1
+            status = error.isLimit ? 3 : 1
         }
+        if let coverage, let recorder = runtime.coverage {
+            Console.flush()
+            guard let summary = coverage.write(recorder.snapshot()) else { return status == 0 ? 2 : status }
+            Stderr.write(summary)
+        }
+        return status
     }
 
     /// Prints `error: FILE:LINE: message` and the traceback.

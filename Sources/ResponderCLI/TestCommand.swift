@@ -47,11 +47,14 @@ struct TestCommand: ParsableCommand {
 
     @OptionGroup var limitOptions: LimitOptions
 
+    @OptionGroup var coverageOptions: CoverageOptions
+
     @Flag(help: .hidden)
     var worker = false
 
     func validate() throws {
         try safetyOption.check()
+        try coverageOptions.check()
         if !["pretty", "tap", "junit", "json"].contains(format) {
             throw ValidationError("--format must be pretty, tap, junit or json (got '\(format)')")
         }
@@ -68,7 +71,10 @@ struct TestCommand: ParsableCommand {
     }
 
     var runOptions: TestRunOptions {
-        TestRunOptions(limits: limitOptions.limits, safety: safetyOption.safety, filter: filter, updateSnapshots: updateSnapshots)
+        var options = TestRunOptions(limits: limitOptions.limits, safety: safetyOption.safety, filter: filter,
+                                     updateSnapshots: updateSnapshots)
+        options.coverage = coverageOptions.coverage
+        return options
     }
 
     func run() throws {
@@ -100,6 +106,7 @@ struct TestCommand: ParsableCommand {
                           "--max-memory", String(limitOptions.maxMemory)]
         if let filter { workerArgs.append("--filter=" + filter) }
         if updateSnapshots { workerArgs.append("--update-snapshots") }
+        if coverageOptions.coverage { workerArgs.append("--coverage") }
         let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         let pool = TestWorkerPool(jobs: jobs ?? max(1, cores), workerArguments: workerArgs,
                                   stdoutToStderr: !pretty && toStdout)
@@ -108,6 +115,7 @@ struct TestCommand: ParsableCommand {
         var perFile = [[TestRecord]](repeating: [], count: files.count)
         var running = TestSummary()
         var filesDone = 0
+        var coverageData = CoverageData()
         pool.run(files, record: { index, record in
             perFile[index].append(record)
             running.add(record)
@@ -118,6 +126,8 @@ struct TestCommand: ParsableCommand {
                 Console.out("\r\u{1B}[K[\(filesDone)/\(files.count) files] \(running.line)")
             }
             if live { Console.flush() }
+        }, coverage: { line in
+            coverageData.addWireLine(line)
         })
         let duration = TestFramework.now() - start
         if progress { Console.out("\r\u{1B}[K") }
@@ -149,9 +159,17 @@ struct TestCommand: ParsableCommand {
             Stderr.write(summary.line + "\n")
         }
         Console.flush()
+        var coverageFailed = false
+        if coverageOptions.coverage {
+            if let text = coverageOptions.write(coverageData) {
+                if pretty && toStdout { Console.out(text); Console.flush() } else { Stderr.write(text) }
+            } else {
+                coverageFailed = true
+            }
+        }
         if files.isEmpty {
             Stderr.write("warning: no test files found (looked for *_spec.lua under \((paths.isEmpty ? ["."] : paths).joined(separator: ", ")))\n")
         }
-        throw ExitCode(summary.anyFailure ? 1 : 0)
+        throw ExitCode(summary.anyFailure ? 1 : coverageFailed ? 2 : 0)
     }
 }

@@ -6,6 +6,7 @@ public enum Scenario {
     public static func makeRuntime(_ options: ScenarioOptions) throws(LuaFailure) -> LuaRuntime {
         let runtime = try LuaRuntime(limits: options.limits, seed: options.seed)
         ResponderModule.install(into: runtime, options: options, extension: PatternKit())
+        CoverageRecorder.install(options.coverage, in: runtime)
         if let seconds = options.watchdogSeconds { runtime.startWatchdog(seconds: seconds) }
         return runtime
     }

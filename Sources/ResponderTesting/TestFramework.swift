@@ -68,6 +68,8 @@ public struct TestRunOptions: Sendable {
     public var filter: String?
     public var updateSnapshots: Bool
     public var seed: Int64?
+    /// Record coverage (lines and responders) for each file.
+    public var coverage = false
 
     public init(limits: LuaLimits = .defaults, safety: String = "relaxed", filter: String? = nil,
                 updateSnapshots: Bool = false, seed: Int64? = nil) {
@@ -115,14 +117,17 @@ public enum TestFramework {
 
     /// Runs `path` and reports each test through `emit` as it finishes.
     /// A sandbox limit stops the file: the running test is reported as an error naming the limit.
+    /// With `options.coverage`, `coverage` gets what the file exercised once it is done.
     public static func runFile(_ path: String, plain: Bool, options: TestRunOptions,
-                               emit: @escaping (TestRecord) -> Void) {
+                               emit: @escaping (TestRecord) -> Void,
+                               coverage: ((CoverageData) -> Void)? = nil) {
         let session = TestSession(file: path, emit: emit)
         let runtime: LuaRuntime
         do {
-            runtime = try Scenario.makeRuntime(ScenarioOptions(limits: options.limits, seed: options.seed,
-                                                               safety: options.safety, trace: false,
-                                                               watchdogSeconds: 10))
+            var scenario = ScenarioOptions(limits: options.limits, seed: options.seed, safety: options.safety,
+                                           trace: false, watchdogSeconds: 10)
+            scenario.coverage = options.coverage ? .linesAndResponders : .off
+            runtime = try Scenario.makeRuntime(scenario)
         } catch {
             emit(TestRecord(file: path, name: path, status: .error, message: error.message, location: path + ":0"))
             return
@@ -135,6 +140,7 @@ public enum TestFramework {
             runSpec(path, runtime: runtime, session: session, options: options)
         }
         runtime.extensions[ObjectIdentifier(TestSession.self)] = nil
+        if let coverage, let recorder = runtime.coverage { coverage(recorder.snapshot()) }
     }
 
     private static func runPlain(_ path: String, runtime: LuaRuntime, session: TestSession, options: TestRunOptions) {

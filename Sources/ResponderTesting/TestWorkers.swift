@@ -25,9 +25,12 @@ package enum TestWorker {
                 let path = String(line.dropFirst(2))
                 // Testing aid: lets the CLI tests check that a crashed worker costs one file only.
                 if let crash = crashTrigger, path.contains(crash) { kill(getpid(), SIGKILL) }
-                TestFramework.runFile(path, plain: plain, options: options) { record in
+                TestFramework.runFile(path, plain: plain, options: options, emit: { record in
                     TestProcess.writeAll(TestProtocol.resultFD, Array(TestProtocol.encode(record).utf8))
-                }
+                }, coverage: { data in
+                    let text = data.wireLines().map { $0 + "\n" }.joined()
+                    TestProcess.writeAll(TestProtocol.resultFD, Array(text.utf8))
+                })
                 Console.flush()
                 if !TestProcess.writeAll(TestProtocol.resultFD, Array("E\n".utf8)) { exit(0) }
                 continue
@@ -66,8 +69,10 @@ package final class TestWorkerPool {
         self.stdoutToStderr = stdoutToStderr
     }
 
-    /// Runs all files; `record` gets each result with its file index, `done` each finished file.
-    package func run(_ files: [TestFile], record: (Int, TestRecord) -> Void, done: (Int) -> Void) {
+    /// Runs all files; `record` gets each result with its file index, `done` each finished file,
+    /// `coverage` each coverage line (`C…`) a worker sent.
+    package func run(_ files: [TestFile], record: (Int, TestRecord) -> Void, done: (Int) -> Void,
+                     coverage: (String) -> Void = { _ in }) {
         TestProcess.ignoreBrokenPipes()
         var next = 0
         var workers: [Worker] = []
@@ -142,6 +147,8 @@ package final class TestWorkerPool {
                                 removed.insert(wi)
                                 break
                             }
+                        } else if line.hasPrefix("C") {
+                            coverage(line)
                         } else if let rec = TestProtocol.decode(Substring(line), file: files[cur].path) {
                             record(cur, rec)
                         }

@@ -35,7 +35,27 @@ typedef struct luashim_control {
     volatile int64_t hookTicks;  /* incremented by every hook call (watchdog progress) */
     void *watchdog;              /* non-NULL while the process watchdog watches this state */
     volatile int pcallDepth;     /* > 0 while a protected call from the host is running */
+    struct luashim_coverage *coverage;  /* line counts while coverage records (else NULL) */
 } luashim_control;
+
+/* ---------------- line coverage (coverage.c) ---------------- */
+typedef struct luashim_coverage luashim_coverage;
+/** Turns line recording on for the state (call right after creating it, before any coroutine
+ *  exists: threads copy their creator's hook). Line events then go to the count hook too. */
+void luashim_coverage_enable(lua_State *L);
+/** Whether the state records lines. */
+int luashim_coverage_enabled(lua_State *L);
+/** Registers the chunk whose main function is at `functionIndex` (lines 1...nlines) and returns
+ *  its counts array (index = line), owned by the state; the same array for a chunk registered
+ *  twice. The caller must keep the function alive as long as the state (the source string's
+ *  address is the key). NULL when coverage is off or memory ran out. */
+uint32_t *luashim_coverage_register(lua_State *L, int functionIndex, int nlines);
+/** The binary chunk of the Lua function at `functionIndex` with debug info (malloc'd; the caller
+ *  frees it), or NULL. For reading line information, never for loading. */
+unsigned char *luashim_dump_function(lua_State *L, int functionIndex, size_t *size);
+luashim_coverage *luashim_cov_new(void);
+void luashim_cov_free(luashim_coverage *cv);
+void luashim_cov_line(lua_State *L, luashim_coverage *cv, lua_Debug *ar);
 
 /** Creates a state with the capped allocator and the count hook. NULL on failure. */
 lua_State *luashim_newstate(size_t memoryLimit, int64_t instructionBudget);

@@ -74,10 +74,12 @@ struct Dispatcher {
                 if let filter = entry.filterIdentity,
                    entry.filterDepth > typeDepth || typeChain[entry.filterDepth] != filter {
                     record(n32, p32, .skipped)
+                    entry.stats?.skipped += 1
                     continue
                 }
                 switch entry.kind {
                 case .triggers, .reports:
+                    entry.stats?.noteDeclared(value.type)
                     if world.declarationCovers(entry, on: node, before: trace.currentSnapshot[..<(position - 1)],
                                                value: value) {
                         record(n32, p32, .declared)
@@ -89,11 +91,13 @@ struct Dispatcher {
                 case .handleAlertErrors:
                     guard value.type.isAlertable else {
                         record(n32, p32, .passed)
+                        entry.stats?.note(.passed)
                         continue
                     }
                     if entry.once { node.removeResponder(entry) }
                     world.presentAlert(for: value, at: node)
                     record(n32, p32, .handled)
+                    entry.stats?.note(.handled)
                     return .handled(node, entry)
                 default:
                     break
@@ -101,7 +105,9 @@ struct Dispatcher {
                 if entry.once { node.removeResponder(entry) }
                 let result = call(entry, at: nodeIndex)
                 if let pending = world.pendingAbort { throw StrictViolation(pending) }
-                if try apply(result, of: entry, at: node, n32, p32) { return .handled(node, entry) }
+                let consumed = try apply(result, of: entry, at: node, n32, p32)
+                if let stats = entry.stats { stats.note(trace.lastDecision) }
+                if consumed { return .handled(node, entry) }
                 typeChain = value.type.chain
                 typeDepth = value.type.depth
             }

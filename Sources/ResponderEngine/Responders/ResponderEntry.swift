@@ -24,6 +24,8 @@ public final class ResponderEntry: CustomStringConvertible {
     let filterDepth: Int
     /// Set when the entry is removed from its node; a removed entry never runs again.
     @exclusivity(unchecked) public internal(set) var isRemoved = false
+    /// Coverage counters; `nil` (the default) counts nothing.
+    @exclusivity(unchecked) public var stats: ResponderStats?
 
     /// Creates an entry. Add it to a node with ``Node/addResponder(_:)``.
     /// - Parameters:

@@ -154,6 +154,9 @@ public final class Trace: CustomStringConvertible {
         recordCapacity = capacity
     }
 
+    /// The decision of the last recorded step (`.unhandled` before any).
+    var lastDecision: Decision { recordCount > 0 ? recordBase[recordCount - 1].decision : .unhandled }
+
     /// Stores a result value; returns its index.
     func store(_ value: Value) -> Int32 {
         laterValues.append(value)

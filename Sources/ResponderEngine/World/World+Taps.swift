@@ -15,6 +15,7 @@ extension World {
             for action in node.tapActions where !counts.contains(action.count) { counts.append(action.count) }
             throw EngineError.noTapActionForCount(node: node.description, count: count, counts: counts.sorted())
         }
+        noteDriven(node)
         var outcome: Outcome?
         for action in node.tapActions where action.count == count {
             switch action.action {

@@ -57,6 +57,14 @@ public final class World {
     public var structureDidChange: ((Node) -> Void)?
     /// Called at the end of ``reset()``, for state the bridge owns (clock, tasks, …).
     public var resetHook: (() -> Void)?
+    /// Called at the start of ``reset()``, while the mounted tree is still there (coverage
+    /// collects what the tree offered).
+    public var willReset: (() -> Void)?
+    /// Called with every node that simulated input drives: ``tap(_:count:location:)`` and the
+    /// bridge's controls (through ``noteDriven(_:)``). Used by coverage; `nil` costs nothing.
+    public var driveObserver: ((Node) -> Void)?
+    /// How many times ``reset()`` ran (state kept per world "generation" compares it).
+    public private(set) var generation = 0
 
     /// Creates an empty world.
     public init() {}
@@ -64,6 +72,8 @@ public final class World {
     /// Forgets the mounted tree (without disappear hooks), warnings, alert, last trace and any
     /// pending abort, then calls ``resetHook``.
     public func reset() {
+        willReset?()
+        generation += 1
         root?.forEachInSubtree { $0.world = nil }
         root = nil
         warnings = []
@@ -72,6 +82,10 @@ public final class World {
         pendingAbort = nil
         resetHook?()
     }
+
+    /// Tells ``driveObserver`` that simulated input drove `node`.
+    @inline(__always)
+    public func noteDriven(_ node: Node) { driveObserver?(node) }
 
     /// Empties ``warnings``.
     public func clearWarnings() { warnings = [] }

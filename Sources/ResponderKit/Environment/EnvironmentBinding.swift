@@ -150,6 +150,8 @@ enum EnvironmentBinding {
 
         // hooks
         lua_getfield(L, kitTable, "hooks")
+        lua_getfield(L, -1, "liveTasks")
+        lua_setfield(L, luashim_registryindex(), "responder.liveTasks")
         func ref(_ name: String) -> Int32 {
             lua_getfield(L, -1, name)
             return luaL_ref(L, luashim_registryindex())

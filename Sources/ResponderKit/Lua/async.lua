@@ -211,6 +211,13 @@ local function freeTask(fn, opts)
   return start(node, fn)
 end
 
+-- The running tasks, oldest first (for `explore`, which may cancel them).
+local function liveTasks()
+  local list = {}
+  for t in next, live do list[#list + 1] = t end
+  table.sort(list, function(a, b) return data[a].id < data[b].id end)
+  return list
+end
 local function reset()
   now, seq = 0, 0
   queue, live, threads = {}, {}, {}
@@ -290,5 +297,6 @@ return {
     onAsyncTaskChanged = taskHandler("changed", "onAsyncTaskChanged"),
   },
   makeHandle = makeHandle,
-  hooks = { appear = appearHook, disappear = disappearHook, structure = structureHook, reset = reset },
+  hooks = { appear = appearHook, disappear = disappearHook, structure = structureHook, reset = reset,
+            liveTasks = liveTasks },
 }

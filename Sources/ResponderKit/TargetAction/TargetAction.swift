@@ -310,6 +310,7 @@ extension ModuleState {
     /// is snapshotted; a handler removed before its turn does not run). Returns how many ran.
     @discardableResult
     func kitSend(_ node: Node, _ event: ControlEvent, direction: Int? = nil) throws -> Int {
+        world.noteDriven(node)
         guard let k = kit.kit(node) else { return 0 }
         let entries = k.handlers.filter { $0.event == event && ($0.direction == nil || $0.direction == direction) }
         var count = 0

@@ -30,8 +30,9 @@ enum ResponderBinding {
         var once = false
         if let failure = options(m, fname, Int(arg), arg + 1, &id, &once) { return failure }
         let body = m.makeBody(kind, node: node, functionAt: fnIndex)
-        node.addResponder(ResponderEntry(kind: kind, filter: filter, id: id, once: once,
-                                         location: m.location(), body: body))
+        let entry = ResponderEntry(kind: kind, filter: filter, id: id, once: once, location: m.location(), body: body)
+        m.runtime.coverage?.track(entry, on: node, L)
+        node.addResponder(entry)
         lua_settop(L, 1)
         return 1
     }
@@ -82,7 +83,9 @@ enum ResponderBinding {
             }
             types.append(t)
         }
-        node.addResponder(ResponderEntry.declaration(kind, types, location: m.location()))
+        let entry = ResponderEntry.declaration(kind, types, location: m.location())
+        m.runtime.coverage?.track(entry, on: node, L)
+        node.addResponder(entry)
         lua_settop(L, 1)
         return 1
     }
@@ -96,7 +99,9 @@ enum ResponderBinding {
         var id: String?
         var once = false
         if let failure = options(m, "handleAlertErrors", 1, 2, &id, &once) { return failure }
-        node.addResponder(ResponderEntry(kind: .handleAlertErrors, id: id, once: once, location: m.location()))
+        let entry = ResponderEntry(kind: .handleAlertErrors, id: id, once: once, location: m.location())
+        m.runtime.coverage?.track(entry, on: node, L)
+        node.addResponder(entry)
         lua_settop(L, 1)
         return 1
     }

@@ -72,6 +72,8 @@ package enum ValueBinding {
     /// Makes a `LuaError` value for a runtime error raised inside a responder.
     package static func luaError(_ m: ModuleState, message: String, traceback: String?, node: Node?) -> Value {
         let L = m.L
+        m.luaErrorCount += 1
+        m.lastLuaErrorMessage = message
         luashim_newtable(L)
         m.runtime.pushString(message)
         lua_setfield(L, -2, "message")

@@ -65,6 +65,10 @@ package final class ModuleState {
     package let cancellationErrorType = ValueType(name: "CancellationError", kind: .error)
     /// A limit error is unwinding through dispatches (kept in the registry).
     package var pendingErrorSet = false
+    /// How many `LuaError` values were made (runtime errors in responders, actions, callbacks),
+    /// and the last one's message: what `explore` checks after each action.
+    package var luaErrorCount = 0
+    package var lastLuaErrorMessage = ""
 
     init(runtime: LuaRuntime, options: ScenarioOptions, extension ext: (any ModuleExtension)?) {
         self.runtime = runtime

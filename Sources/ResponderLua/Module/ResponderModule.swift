@@ -70,6 +70,8 @@ public enum ResponderModule {
         if !isModule && moduleOnly.contains(name) { lua_pushnil(L); return 1 }
         if let fn = lazyFunctions[name] ?? m.moduleExtension?.functions[name] {
             luashim_push_swift_function(L, fn)
+        } else if name == "explore" {
+            guard ExploreAPI.push(m) else { return LUASHIM_RAISE }
         } else if let ext = m.moduleExtension, ext.luaFunctionNames.contains(name) {
             guard ext.pushLuaFunction(m, "f", name) else { return LUASHIM_RAISE }
         } else {

@@ -11,6 +11,8 @@ public struct ScenarioOptions: Sendable {
     /// Seconds Lua may run with its hooks off (inside `__gc`) before the process exits with
     /// status 3; nil starts no watchdog thread (library use, benchmarks).
     public var watchdogSeconds: Int? = nil
+    /// What coverage the runtime records (`runtime.coverage`).
+    public var coverage: CoverageMode = .off
 
     public init(limits: LuaLimits = .defaults, seed: Int64? = nil, safety: String = "relaxed", trace: Bool = false,
                 watchdogSeconds: Int? = nil) {
@@ -20,4 +22,14 @@ public struct ScenarioOptions: Sendable {
         self.safety = safety
         self.trace = trace
     }
+}
+
+/// What a runtime records for coverage reports.
+public enum CoverageMode: Sendable, Equatable {
+    /// Nothing.
+    case off
+    /// Responders, declarations and controls (no line hook): what `explore` reports.
+    case responders
+    /// Lines of the user's files too (`--coverage`).
+    case linesAndResponders
 }

@@ -26,6 +26,8 @@ public final class LuaRuntime {
     public var extensions: [ObjectIdentifier: AnyObject] = [:]
     /// The `responder` module's per-state data, once installed.
     package var moduleState: ModuleState?
+    /// Coverage being recorded for this state, if any (see `CoverageRecorder.install`).
+    public internal(set) var coverage: CoverageRecorder?
 
     /// Creates a sandboxed state (SPEC §4) with the given limits and random seed.
     public init(limits: LuaLimits = .defaults, seed: Int64? = nil) throws(LuaFailure) {
@@ -203,7 +205,10 @@ public final class LuaRuntime {
                 chunkname.withCString { luashim_load_text(L, cbuf.baseAddress, cbuf.count, $0) }
             }
         }
-        if status == LUA_OK { return nil }
+        if status == LUA_OK {
+            coverage?.registerChunk(self, chunkname: chunkname, bytes: bytes)
+            return nil
+        }
         return popFailure(status: status)
     }
 
@@ -352,6 +357,7 @@ public final class LuaRuntime {
             buf.withMemoryRebound(to: CChar.self) { cbuf in ("@" + file).withCString { luashim_load_text(L, cbuf.baseAddress, cbuf.count, $0) } }
         }
         if status != LUA_OK { return LUASHIM_RAISE }
+        rt.coverage?.registerChunk(rt, chunkname: "@" + file, bytes: bytes)
         rt.pushString(name)
         rt.pushString(file)
         let st = luashim_pcall(L, 2, 1)

@@ -1,0 +1,59 @@
+import ArgumentParser
+import ResponderLua
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `--coverage [--coverage-output FILE] [--coverage-format lcov|json]` (SPEC §3.6), shared by
+/// `run` and `test`.
+struct CoverageOptions: ParsableArguments {
+    @Flag(help: "Record lines of your Lua files, responders, declarations and controls; write a report.")
+    var coverage = false
+
+    @Option(name: .customLong("coverage-output"),
+            help: "Where to write the coverage report (default coverage/lcov.info, or coverage/coverage.json).")
+    var coverageOutput: String?
+
+    @Option(name: .customLong("coverage-format"), help: "Coverage report format: lcov or json.")
+    var coverageFormat: String = "lcov"
+
+    func check() throws {
+        if !["lcov", "json"].contains(coverageFormat) {
+            throw ValidationError("--coverage-format must be lcov or json (got '\(coverageFormat)')")
+        }
+        if !coverage && (coverageOutput != nil || coverageFormat != "lcov") {
+            throw ValidationError("--coverage-output and --coverage-format need --coverage")
+        }
+    }
+
+    var mode: CoverageMode { coverage ? .linesAndResponders : .off }
+
+    /// The report file.
+    var outputPath: String {
+        coverageOutput ?? (coverageFormat == "json" ? "coverage/coverage.json" : "coverage/lcov.info")
+    }
+
+    /// Writes the report and returns the summary text (with the report's path), or prints an
+    /// error and returns nil when the file cannot be written.
+    func write(_ data: CoverageData) -> String? {
+        let path = outputPath
+        let text = coverageFormat == "json" ? data.json() : data.lcov()
+        if !CoverageOptions.makeParent(of: path) || !FileText.write(text, to: path) {
+            Stderr.write("error: cannot write the coverage report to '\(path)': \(String(cString: strerror(errno)))\n")
+            return nil
+        }
+        return "\nCoverage (\(path)):\n" + data.summary()
+    }
+
+    /// Creates the folders above `path` (as `mkdir -p`).
+    static func makeParent(of path: String) -> Bool {
+        let dir = FileText.directory(of: path)
+        if dir == "." || FileText.isDirectory(dir) { return true }
+        var built = dir.hasPrefix("/") ? "/" : ""
+        for part in dir.split(separator: "/") {
+            built += (built.isEmpty || built.hasSuffix("/") ? "" : "/") + part
+            if !FileText.isDirectory(built) && mkdir(built, 0o755) != 0 && errno != EEXIST { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,144 @@
+import ArgumentParser
+import ResponderExplore
+import ResponderTesting
+import ResponderLua
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `responder explore FILE.lua`: drives the mounted tree with seeded random actions, checks
+/// after each one, shrinks the first failure to a minimal spec (SPEC §3.5).
+struct ExploreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explore",
+        abstract: "Drive a scenario with seeded random actions; shrink any failure to a spec.",
+        discussion: """
+        Each run re-runs the script in a fresh state (its output muted), then performs --steps \
+        random actions among those the mounted tree offers at that moment: taps, text entry, \
+        toggles, sliders, steppers, segments, clock advances and the script's own \
+        explore.action()s. After each action it checks that no LuaError was reported, no safety \
+        violation occurred, no limit was hit and every explore.invariant() holds. The first \
+        failure is shrunk to a minimal sequence and written as explore-<seed>_spec.lua in \
+        --output; the exit status is then 1. The same --seed gives the same actions everywhere.
+        """
+    )
+
+    @Argument(help: "The scenario script.")
+    var file: String
+
+    @Option(help: "Runs (fresh states) to make (default 100).")
+    var runs: Int = 100
+
+    @Option(help: "Actions per run (default 50).")
+    var steps: Int = 50
+
+    @Option(help: "Seed (default: a random one, printed).")
+    var seed: UInt64?
+
+    @Option(help: "Run only shard K of N (run r goes to shard r mod N + 1).")
+    var shard: String?
+
+    @Option(help: "Seconds each run may take.")
+    var timeout: Double?
+
+    @OptionGroup var safetyOption: SafetyOption
+
+    @Option(help: "Folder for the spec of a failure (default: the current folder).")
+    var output: String = "."
+
+    @Option(help: "Report format: pretty or json.")
+    var format: String = "pretty"
+
+    @OptionGroup var limitOptions: LimitOptions
+
+    func validate() throws {
+        try safetyOption.check()
+        if runs < 1 { throw ValidationError("--runs must be at least 1") }
+        if steps < 1 { throw ValidationError("--steps must be at least 1") }
+        if !["pretty", "json"].contains(format) { throw ValidationError("--format must be pretty or json (got '\(format)')") }
+        if let shard, ExploreCommand.parseShard(shard) == nil {
+            throw ValidationError("--shard must be K/N with 1 <= K <= N (got '\(shard)')")
+        }
+        if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+    }
+
+    static func parseShard(_ s: String) -> (Int, Int)? {
+        let parts = s.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, k >= 1, k <= n else { return nil }
+        return (k, n)
+    }
+
+    func run() throws {
+        try ScriptFile.check(file, command: "explore")
+        var options = ExploreOptions(script: file)
+        options.runs = runs
+        options.steps = steps
+        options.seed = seed ?? ExploreCommand.randomSeed()
+        if let shard, let (k, n) = ExploreCommand.parseShard(shard) { options.shard = (k, n) }
+        options.timeout = timeout
+        options.safety = safetyOption.safety
+        options.limits = limitOptions.limits
+        options.outputDirectory = output
+
+        let explorer = Explorer(options: options)
+        let pretty = format == "pretty"
+        let terminal = Console.isTerminal(1)
+        if pretty {
+            Console.out("explore \(file): seed \(options.seed), \(explorer.plannedRuns.count) runs × \(steps) steps\n")
+            Console.flush()
+        }
+        let started = Explorer.now()
+        var lastDraw = 0.0
+        if pretty && terminal {
+            explorer.progress = { done, planned, actions in
+                let now = Explorer.now()
+                guard now - lastDraw > 0.1 || done == planned else { return }
+                lastDraw = now
+                let rate = Int(Double(actions) / max(now - started, 1e-9))
+                Console.out("\r\u{1B}[K[run \(done)/\(planned)] \(actions) actions, \(rate) actions/s, 0 failures")
+                Console.flush()
+            }
+        }
+        var result = explorer.explore()
+        if pretty && terminal { Console.out("\r\u{1B}[K") }
+
+        if var finding = result.finding, !finding.flaky, !finding.minimal.isEmpty {
+            writeSpec(&finding, seed: options.seed)
+            result.finding = finding
+        }
+        if pretty {
+            Console.out(ExploreReport.pretty(result, script: file, seed: options.seed))
+        } else {
+            Console.out(ExploreReport.json(result, script: file, seed: options.seed))
+        }
+        Console.flush()
+        throw ExitCode(result.finding == nil ? 0 : 1)
+    }
+
+    /// Writes the spec and runs it once (`responder test SPEC`), which must fail.
+    private func writeSpec(_ finding: inout ExploreFinding, seed: UInt64) {
+        guard CoverageOptions.makeParent(of: output + "/x") else {
+            Stderr.write("error: cannot create the folder '\(output)': \(String(cString: strerror(errno)))\n")
+            return
+        }
+        let path = (output == "." ? "" : (output.hasSuffix("/") ? output : output + "/")) + ExploreSpec.fileName(seed: seed)
+        let text = ExploreSpec.text(finding, script: file, scenarioPath: ExploreSpec.relativePath(file, from: output), seed: seed)
+        guard FileText.write(text, to: path) else {
+            Stderr.write("error: cannot write the spec to '\(path)': \(String(cString: strerror(errno)))\n")
+            return
+        }
+        finding.specPath = path
+        finding.specText = text
+        let exe = TestProcess.executablePath()
+        if let out = TestProcess.run(exe, ["test", path, "--safety", safetyOption.safety, "--jobs", "1"]) {
+            finding.specVerified = out.status == 1
+        }
+    }
+
+    static func randomSeed() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        let mixed = ExploreRandom.mix(UInt64(ts.tv_sec), Int(ts.tv_nsec) ^ Int(getpid()))
+        return mixed % 1_000_000_000
+    }
+}
