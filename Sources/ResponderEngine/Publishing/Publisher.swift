@@ -11,6 +11,9 @@ public final class Publisher {
     public let id: String?
     /// The node the publisher was created on.
     public private(set) weak var node: Node?
+    /// Its position among the publishers and subscribers of its node: a subscriber on the same
+    /// node is below the publisher only when registered before it (SPEC §2.7).
+    var sequence = 0
 
     init(type: ValueType, destination: PublishingDestination, id: String?, node: Node) {
         self.type = type

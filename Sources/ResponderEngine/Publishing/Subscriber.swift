@@ -14,6 +14,8 @@ public final class Subscriber {
     public let location: SourceLocation?
     /// The node the subscriber is registered on.
     public private(set) weak var node: Node?
+    /// Its position among the publishers and subscribers of its node (see `Publisher.sequence`).
+    var sequence = 0
     /// The body.
     public let body: SubscriberBody
 

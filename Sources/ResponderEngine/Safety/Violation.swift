@@ -8,17 +8,21 @@ public struct Violation: CustomStringConvertible {
     public var node: Node
     /// The offending value, when there is one.
     public var value: Value?
+    /// The missing or undeclared type (undeclared values, missing responders, subscribers
+    /// without publisher).
+    public var type: ValueType?
     /// The script line the violation is attributed to, when known.
     public var location: SourceLocation?
 
     /// Creates a violation record.
     public init(kind: ViolationKind, message: String, node: Node, value: Value? = nil,
-                location: SourceLocation? = nil) {
+                location: SourceLocation? = nil, type: ValueType? = nil) {
         self.kind = kind
         self.message = message
         self.node = node
         self.value = value
         self.location = location
+        self.type = type ?? value?.type
     }
 
     /// `FILE:LINE: message`, or just the message when the location is unknown.

@@ -43,6 +43,7 @@ extension Node {
     public func publisher(type: ValueType, destination: PublishingDestination = .lastLevel,
                           id: String? = nil) -> Publisher {
         let publisher = Publisher(type: type, destination: destination, id: id, node: self)
+        publisher.sequence = nextPublishingSequence()
         publishers.append(publisher)
         return publisher
     }
@@ -58,8 +59,17 @@ extension Node {
     public func subscribe(type: ValueType, id: String? = nil, location: SourceLocation? = nil,
                           body: @escaping SubscriberBody) -> Subscriber {
         let subscriber = Subscriber(type: type, id: id, location: location, node: self, body: body)
+        subscriber.sequence = nextPublishingSequence()
         subscribers.append(subscriber)
         return subscriber
+    }
+
+    /// One more than the largest sequence of this node's publishers and subscribers.
+    private func nextPublishingSequence() -> Int {
+        var last = 0
+        for publisher in publishers { last = max(last, publisher.sequence) }
+        for subscriber in subscribers { last = max(last, subscriber.sequence) }
+        return last + 1
     }
 
     /// Removes subscribers with identifier `id`.

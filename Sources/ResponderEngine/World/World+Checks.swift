@@ -59,13 +59,15 @@ extension World {
                 let message = "missing responder: \(node) declares \(entry.label) but no typed "
                     + "responder for \(type.name) is above it"
                 try reportViolation(Violation(kind: .missingResponder, message: message, node: node,
-                                              location: entry.location))
+                                              location: entry.location, type: type))
             }
         }
     }
 
     private static func hasExplicitResponder(for type: ValueType, on node: Node, after position: Int) -> Bool {
         func satisfies(_ entry: ResponderEntry) -> Bool {
+            // `handleAlertErrors` presents every alertable error: it answers for them (SPEC §2.5)
+            if entry.kind == .handleAlertErrors && type.isAlertable && !entry.isRemoved { return true }
             guard entry.kind.isExplicitCandidate, entry.accepts == type.kind,
                   let filter = entry.filter else { return false }
             return filter.isSame(orAncestorOf: type)
@@ -80,19 +82,22 @@ extension World {
     }
 
     /// Check 5: each subscriber on `node` needs a publisher for its type or an ancestor type on
-    /// `node` itself or an ancestor.
+    /// an ancestor, or on `node` itself registered after the subscriber (the position rule).
     func checkSubscribers(of node: Node) throws {
         for subscriber in node.subscribers {
             var candidate: Node? = node
             var found = false
             while let current = candidate, !found {
-                found = current.publishers.contains { $0.type.isSame(orAncestorOf: subscriber.type) }
+                found = current.publishers.contains {
+                    $0.type.isSame(orAncestorOf: subscriber.type)
+                        && (current !== node || $0.sequence > subscriber.sequence)
+                }
                 candidate = current.parent
             }
             guard !found else { continue }
             let message = "subscriber for \(subscriber.type.name) at \(node) has no publisher above it"
             try reportViolation(Violation(kind: .subscriberWithoutPublisher, message: message,
-                                          node: node, location: subscriber.location))
+                                          node: node, location: subscriber.location, type: subscriber.type))
         }
     }
 }

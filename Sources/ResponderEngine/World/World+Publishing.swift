@@ -28,7 +28,7 @@ extension World {
         let isTopLevel = dispatchDepth == 1
 
         var found: [(subscriber: Subscriber, level: Int)] = []
-        Self.collect(event.type, in: origin, level: 0, into: &found)
+        Self.collect(event.type, in: origin, level: 0, before: publisher.sequence, into: &found)
         let deepest = found.map(\.level).max() ?? 0
         let selected = found.filter { item in
             switch publisher.destination {
@@ -72,7 +72,9 @@ extension World {
         return selected.count
     }
 
-    private static func collect(_ type: ValueType, in root: Node, level: Int,
+    /// On `root` itself only subscribers registered before the publisher (`sequence` below
+    /// `before`) count: the position rule of SPEC §2.3 applied to §2.7.
+    private static func collect(_ type: ValueType, in root: Node, level: Int, before: Int,
                                 into found: inout [(subscriber: Subscriber, level: Int)]) {
         // iterative pre-order walk (any depth); each node's level is its parent's, plus one
         // when the node has a matching subscriber
@@ -81,6 +83,7 @@ extension World {
             var level = parentLevel
             var matched = false
             for subscriber in node.subscribers where subscriber.type.isSame(orAncestorOf: type) {
+                if node === root && subscriber.sequence >= before { continue }
                 if !matched {
                     matched = true
                     level += 1

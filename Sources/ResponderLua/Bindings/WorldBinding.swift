@@ -18,6 +18,10 @@ enum WorldBinding {
         lua_setfield(L, -2, "node")
         if let value = v.value { m.push(value); lua_setfield(L, -2, "value") }
         if let loc = v.location { m.runtime.pushString(loc.description); lua_setfield(L, -2, "location") }
+        if let type = v.type, v.kind != .unhandledEvent, v.kind != .unhandledError {
+            m.push(type)
+            lua_setfield(L, -2, "type")
+        }
     }
 
     static let warnings: LuaSwiftFunction = { L in
