@@ -48,7 +48,7 @@ enum StateBinding {
         }
         kitRawField(L, 1, "get")
         kitRawField(L, 1, "set")
-        for (i, name) in [(-2 as Int32, "get"), (-1, "set")] where lua_type(L, i) != LUA_TFUNCTION {
+        for (i, name) in [(-2 as Int32, "get"), (-1, "set")] where !m.isCallable(at: i) {
             let got = lua_type(L, i) == LUA_TNIL ? "nil" : m.kindName(at: i)
             return m.fail("bad field '\(name)' in Binding { … } (function expected, got \(got))")
         }

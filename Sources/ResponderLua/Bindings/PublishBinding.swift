@@ -79,7 +79,7 @@ enum PublishBinding {
         let m = state(L)
         guard let node = m.node(at: 1) else { return m.argError(0, "subscribe", "node", 1) }
         guard let type = m.valueType(at: 2), type.kind == .event else { return m.argError(1, "subscribe", "event type", 2) }
-        guard lua_type(L, 3) == LUA_TFUNCTION else { return m.argError(2, "subscribe", "function", 3) }
+        guard m.isCallable(at: 3) else { return m.argError(2, "subscribe", "function", 3) }
         var id: String?
         var once = false
         if let failure = ResponderBinding.options(m, "subscribe", 3, 4, &id, &once) { return failure }

@@ -19,10 +19,10 @@ enum ResponderBinding {
             guard t.kind == wantKind else { return m.argError(1, fname, "\(wantKind.rawValue) type", arg) }
             filter = t
             arg += 1
-        } else if lua_type(L, arg) != LUA_TFUNCTION {
+        } else if !m.isCallable(at: arg) {
             return m.argError(1, fname, "\(wantKind.rawValue) type or function", arg)
         }
-        guard lua_type(L, arg) == LUA_TFUNCTION else {
+        guard m.isCallable(at: arg) else {
             return m.argError(Int(arg - 1), fname, "function", arg)
         }
         let fnIndex = arg

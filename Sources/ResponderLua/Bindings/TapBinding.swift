@@ -23,7 +23,7 @@ package enum TapBinding {
             }
             return .success(TapAction.Action.trigger(v))
         }
-        guard lua_type(m.L, index) == LUA_TFUNCTION else {
+        guard m.isCallable(at: index) else {
             return .failure(m.fail("bad field '\(field)' in \(owner) (event or function expected, got \(m.kindName(at: index)))"))
         }
         let slot = FunctionSlot(m, node: node, functionAt: index)
@@ -47,7 +47,7 @@ package enum TapBinding {
     static let onTapGesture: LuaSwiftFunction = { L in
         let m = state(L)
         guard let node = m.node(at: 1) else { return m.argError(0, "onTapGesture", "node", 1) }
-        if lua_type(L, 2) == LUA_TFUNCTION {
+        if m.isCallable(at: 2) {
             node.onTapGesture(count: 1, action: performAction(m, node, at: 2))
             lua_settop(L, 1)
             return 1
@@ -68,7 +68,7 @@ package enum TapBinding {
             case .failure(let status): return status
             case .success(let action): node.onTapGesture(count: count, action: action)
             }
-        } else if lua_getfield(L, 2, "perform") == LUA_TFUNCTION {
+        } else if lua_getfield(L, 2, "perform") != LUA_TNIL, m.isCallable(at: -1) {
             node.onTapGesture(count: count, action: performAction(m, node, at: -1))
         } else {
             return m.fail("bad argument #1 to 'onTapGesture' (table needs 'trigger' (event or function) or 'perform' (function))")

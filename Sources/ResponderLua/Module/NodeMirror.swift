@@ -122,11 +122,15 @@ final class FunctionSlot {
         self.owner = node
         self.slot = m.storeFunction(node, at: index)
         var ar = lua_Debug()
-        lua_pushvalue(m.L, index)
-        if lua_getinfo(m.L, ">u", &ar) != 0 {
-            wantsContext = ar.nparams >= 2 || ar.isvararg != 0  // C functions count as vararg
+        if lua_type(m.L, index) != LUA_TFUNCTION {
+            wantsContext = true  // a callable table or userdata (a busted spy): pass everything
         } else {
-            wantsContext = true
+            lua_pushvalue(m.L, index)
+            if lua_getinfo(m.L, ">u", &ar) != 0 {
+                wantsContext = ar.nparams >= 2 || ar.isvararg != 0  // C functions count as vararg
+            } else {
+                wantsContext = true
+            }
         }
     }
 

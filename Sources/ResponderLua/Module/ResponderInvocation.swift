@@ -36,7 +36,7 @@ extension ModuleState {
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
         pushFunction(slot.node, slot.slot)
-        guard lua_type(L, -1) == LUA_TFUNCTION else {
+        guard isCallable(at: -1) else {
             return .thrown(ValueBinding.luaError(self, message: "\(kind.rawValue): its function was released", traceback: nil, node: ctx.node))
         }
         let fnIndex = lua_gettop(L)
