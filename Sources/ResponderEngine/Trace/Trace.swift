@@ -54,13 +54,26 @@ public final class Trace: CustomStringConvertible {
     /// A trace of a control action that started no dispatch of its own (for example input that
     /// a disabled control refused, a single step with `decision`): the action's name (`tap`, `touchUpInside`, …) is the
     /// initial value's type name, `origin` the control.
-    init(action name: String, origin: Node, decision: Decision) {
-        let value = Value(type: ValueType(name: name, kind: .event))
+    convenience init(action name: String, origin: Node, decision: Decision) {
+        let value = Trace.actionValue(name)
+        self.init(action: value, origin: origin,
+                  steps: [TraceStep(node: origin, index: 0, responder: name, filter: nil,
+                                    value: value, decision: decision)])
+    }
+
+    /// The value that stands for the control action `name` in an action trace's steps.
+    public static func actionValue(_ name: String) -> Value {
+        Value(type: ValueType(name: name, kind: .event))
+    }
+
+    /// A trace of a control action (`sendActions`, simulated input): `steps` say which entries
+    /// of the control's dispatch table ran and, for nil-targeted actions, which nodes of the
+    /// responder chain were asked and who performed. `value` is ``actionValue(_:)``.
+    public init(action value: Value, origin: Node, steps: [TraceStep]) {
         self.kind = .action
         self.initialValue = value
         self.path = [origin]
-        self.directSteps = [TraceStep(node: origin, index: 0, responder: name, filter: nil,
-                                      value: value, decision: decision)]
+        self.directSteps = steps
         snapshotCapacity = 0
         snapshotBase = .allocate(capacity: 0)
         recordCapacity = 0

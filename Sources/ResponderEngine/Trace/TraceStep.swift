@@ -39,6 +39,10 @@ public struct TraceStep: CustomStringConvertible {
         if index == 0 && (decision == .unhandled || decision == .disabled || decision == .loading) {
             return line + "   " + decision.rawValue
         }
+        if index == 0 {
+            // an action trace's step with no list position (a node asked by a nil-targeted action)
+            return line + "   " + Self.pad(responder, 28) + " " + decision.rawValue
+        }
         line += "#\(index) " + Self.pad(responder, 28) + " " + decision.rawValue
         return line
     }

@@ -10,4 +10,11 @@ extension World {
         guard dispatchDepth == 0 else { return }
         lastTrace = Trace(action: name, origin: node, decision: decision)
     }
+
+    /// Makes `trace` (a control action's) the last trace, unless the action runs inside a
+    /// dispatch (a responder sending actions): such sends are part of that dispatch.
+    public func recordAction(_ trace: Trace) {
+        guard dispatchDepth == 0 else { return }
+        lastTrace = trace
+    }
 }

@@ -115,7 +115,9 @@ extension ModuleState {
 
     /// Runs a simulated input: `false` to the script when the control refuses it, else `body`.
     func kitInput(_ name: String, _ node: Node, _ body: () throws -> Int32) -> Int32 {
-        kitAction {
+        let before = world.lastTrace
+        defer { printNewActionTrace(since: before) }
+        return kitAction {
             if try refusesInput(name, node) {
                 lua_pushboolean(L, 0)
                 return 1

@@ -308,20 +308,70 @@ extension ModuleState {
 
     /// Sends `event` from the control: every handler registered for it runs, in order (the list
     /// is snapshotted; a handler removed before its turn does not run). Returns how many ran.
+    /// A send that ran at least one handler outside any dispatch records an action trace
+    /// (SPEC §2.8): one step per handler that ran and, for nil-targeted actions, the walk.
     @discardableResult
     func kitSend(_ node: Node, _ event: ControlEvent, direction: Int? = nil) throws -> Int {
         world.noteDriven(node)
         guard let k = kit.kit(node) else { return 0 }
         let entries = k.handlers.filter { $0.event == event && ($0.direction == nil || $0.direction == direction) }
         var count = 0
+        let value = Trace.actionValue(event.rawValue)
+        var steps: [TraceStep] = []
+        defer {
+            if !steps.isEmpty { world.recordAction(Trace(action: value, origin: node, steps: steps)) }
+        }
         for h in entries {
             guard k.handlers.contains(where: { $0 === h }), h.event == event else { continue }
             let top = lua_gettop(L)
             defer { lua_settop(L, top) }
             count += 1
-            try run(h, from: node)
+            let index = (k.handlers.firstIndex { $0 === h } ?? -1) + 1
+            try run(h, from: node, index: index, value: value, steps: &steps)
         }
         return count
+    }
+
+    /// How an action trace names a dispatch-table entry: `action(id)`, `addTarget(selector)`,
+    /// `addTarget(nil, selector)`.
+    func traceLabel(_ h: ControlHandler) -> String {
+        switch h.kind {
+        case .action: h.id.map { "action(\($0))" } ?? "action"
+        case .target(let ts, let selector): ts == nil ? "addTarget(nil, \(selector))" : "addTarget(\(selector))"
+        }
+    }
+
+    private func run(_ h: ControlHandler, from node: Node, index: Int, value: Value,
+                     steps: inout [TraceStep]) throws {
+        func step(_ n: Node, _ i: Int, _ label: String, _ decision: Decision) {
+            steps.append(TraceStep(node: n, index: i, responder: label, filter: nil, value: value,
+                                   decision: decision))
+        }
+        let label = traceLabel(h)
+        if case .target(nil, let selector) = h.kind {
+            // the nil-target walk: each node asked, who performed
+            step(node, index, label, .passed)
+            for n in node.pathToRoot {
+                guard let fn = kit.kit(n)?.performer(selector) else {
+                    step(n, 0, "canPerform(\(selector))", .skipped)
+                    continue
+                }
+                step(n, 0, "canPerform(\(selector))", .handled)
+                fn.push(self)
+                push(node)
+                push(n)
+                let ti = lua_gettop(L)
+                pushActionTable(h, sender: node, selector: selector, targetAt: ti)
+                luashim_remove(L, ti)
+                try kitCall(2, 0, from: node)
+                return
+            }
+            let root = node.pathToRoot.last ?? node
+            step(root, 0, "", .unhandled)
+        } else {
+            step(node, index, label, .handled)
+        }
+        try run(h, from: node)
     }
 
     private func run(_ h: ControlHandler, from node: Node) throws {

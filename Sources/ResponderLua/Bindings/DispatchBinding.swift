@@ -111,11 +111,14 @@ package enum DispatchBinding {
             count = Int(n)
         }
         do {
+            let before = m.world.lastTrace
+            defer { m.printNewActionTrace(since: before) }
             if let ext = m.moduleExtension, try ext.refusesInput(m, "tap", node) {
                 lua_pushboolean(L, 0)
                 return 1
             }
-            return finish(m, try m.world.tap(node, count: count, location: m.location()))
+            let outcome = try m.world.tap(node, count: count, location: m.location())
+            return finish(m, outcome)
         } catch {
             return raise(m, error)
         }

@@ -48,7 +48,7 @@ package final class ModuleState {
     @exclusivity(unchecked) package var L: OpaquePointer
     package let world: World
     package let handle: StateHandle
-    var options: ScenarioOptions
+    package var options: ScenarioOptions
     /// Registry references of the metatables, indexed by `ObjectKind.rawValue`.
     var metatables: [Int32] = []
     /// How `bad argument` messages name each kind, indexed like `metatables`.

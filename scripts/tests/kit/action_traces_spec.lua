@@ -1,0 +1,52 @@
+-- SPEC §2.8: target–action records the action and the nil-target walk.
+describe("target–action traces", function()
+  it("a Button tap records which dispatch-table entries ran", function()
+    local b = Button "Save" { id = "save", action = function() end }
+    b:addAction(function() end, { id = "log" })
+    mount(View "Root" { b })
+    tap(b)
+    local trace = responder.lastTrace()
+    assert.trace(trace, {
+      "action touchUpInside from Button#save",
+      "  Button#save  #1 action(action) * handled",
+      "  Button#save  #2 action(log) * handled",
+    })
+  end)
+
+  it("a nil-targeted action records each node asked and who performed", function()
+    local b = Button "Undo" { id = "undo", action = function() end }
+    local form = View "Form" { b }
+    local screen = View "Screen" { form }
+    screen:canPerform("undo:", function() end)
+    mount(View "App" { screen })
+    b:addTarget(nil, "undo:")
+    assert.equal(2, sendActions(b, "touchUpInside"))
+    local steps = responder.lastTrace()
+    assert.equal("addTarget(nil, undo:)", steps[2].responder)
+    assert.equal("passed", steps[2].decision)
+    assert.same({ "Button#undo", "Form", "Screen" },
+      { tostring(steps[3].node), tostring(steps[4].node), tostring(steps[5].node) })
+    assert.same({ "skipped", "skipped", "handled" }, { steps[3].decision, steps[4].decision, steps[5].decision })
+    assert.equal("canPerform(undo:)", steps[5].responder)
+    assert.equal(5, #steps)
+  end)
+
+  it("an action nobody performs ends with an unhandled step and a violation", function()
+    local b = Button "Share" { action = function() end }
+    mount(View "Root" { b })
+    b:addTarget(nil, "share:")
+    assert.warns("unhandledAction", function() tap(b) end)
+    local trace = responder.lastTrace()
+    assert.equal("unhandled", trace[#trace].decision)
+    assert.equal("Root", tostring(trace[#trace].node))
+  end)
+
+  it("actions sent inside a responder belong to that dispatch", function()
+    local Go = Event "Go"
+    local b = Button "B" { action = function() end }
+    local root = View "Root" { b }
+    root:handleEvent(Go, function() sendActions(b, "touchUpInside") end)
+    local o = root:trigger(Go {})
+    assert.equal(o.trace, responder.lastTrace())
+  end)
+end)
