@@ -6,7 +6,8 @@ import Glibc
 
 /// The `responder` command: run, test, repl and graph Lua responder scenarios.
 struct Responder: ParsableCommand {
-    static let version = ResponderModule.version
+    /// `responder 0.1.0 (Lua 5.4.4)`.
+    static let version = "responder \(ResponderModule.version) (\(ResponderModule.luaRelease))"
 
     static let configuration = CommandConfiguration(
         commandName: "responder",

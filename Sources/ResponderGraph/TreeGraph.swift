@@ -176,7 +176,7 @@ public struct TreeGraph: Sendable {
             if let id = publisher.id { text += " id=\(id)" }
             lines.append(Line(text: text, steps: []))
         }
-        for tap in node.tapActions {
+        for tap in node.tapActions where !tap.isHidden {
             var text = tap.count == 1 ? "onTapGesture: " : "onTapGesture(count=\(tap.count)): "
             switch tap.action {
             case .trigger(let value): text += "trigger \(value)"
@@ -190,9 +190,8 @@ public struct TreeGraph: Sendable {
 
     /// Marks the line a step visited; a step whose entry is gone gets a line of its own.
     static func attach(_ step: Step, to graphNode: inout GraphNode, node: Node, kind: TraceKind) {
-        if step.index == 0 && kind == .action {
-            // A control refused the action (disabled, or an AsyncButton still loading).
-            graphNode.lines.append(Line(text: "(\(step.responder) refused)", steps: [step]))
+        if kind == .action {
+            attachAction(step, to: &graphNode)
             return
         } else if step.index == 0 {
             // The final `unhandled` step: the value went past the root.
@@ -221,6 +220,39 @@ public struct TreeGraph: Sendable {
         }
     }
 
+    /// How the step list names a step's entry: `#2 handleEvent(E)`, or the bare responder of a
+    /// step without a list position (`canPerform(undo:)`), or nothing (past the root).
+    static func entryText(_ step: Step) -> String {
+        if step.index > 0 { return "#\(step.index) \(step.responder)" }
+        return step.decision == "unhandled" ? "" : step.responder
+    }
+
+    /// Marks the line of a control action's step: an entry of the control's dispatch table
+    /// (`event → label` note lines), a `canPerform` line of a node asked by a nil-targeted
+    /// action, or a line of its own (a refused input, a node that could not perform, past the root).
+    static func attachAction(_ step: Step, to graphNode: inout GraphNode) {
+        let wanted: (Line) -> Bool
+        if step.index > 0 {
+            wanted = { $0.text.hasSuffix("→ " + step.responder) }
+        } else if step.decision == "handled" {
+            wanted = { $0.text == step.responder }
+        } else {
+            wanted = { _ in false }
+        }
+        if let i = graphNode.lines.firstIndex(where: wanted) {
+            graphNode.lines[i].steps.append(step)
+            return
+        }
+        let text: String
+        switch step.decision {
+        case "disabled", "loading": text = "(\(step.responder) refused)"
+        case "unhandled": text = "(past the root)"
+        case "skipped": text = "(asked: cannot \(step.responder.hasPrefix("canPerform") ? "perform" + step.responder.dropFirst(10) : Substring(step.responder)))"
+        default: text = step.responder
+        }
+        graphNode.lines.append(Line(text: text, steps: [step]))
+    }
+
     // MARK: - text
 
     /// The indented tree with `◀` markers, then the last dispatch's path and steps.
@@ -239,12 +271,12 @@ public struct TreeGraph: Sendable {
         out += "last dispatch: " + Self.oneLine(dispatch.header) + "\n"
         out += "path: " + Self.oneLine(Self.listed(dispatch.path)) + "\n"
         let nodeWidth = dispatch.steps.map { Self.oneLine($0.node).count }.max() ?? 0
-        let entryWidth = dispatch.steps.map { $0.index == 0 ? 0 : Self.oneLine("#\($0.index) \($0.responder)").count }.max() ?? 0
+        let entryWidth = dispatch.steps.map { Self.oneLine(Self.entryText($0)).count }.max() ?? 0
         let numberWidth = String(dispatch.steps.count).count
         for step in dispatch.steps.prefix(Self.maximumListed) {
             var line = "  " + Self.pad(String(step.number), numberWidth, left: true) + "  "
                 + Self.pad(Self.oneLine(step.node), nodeWidth) + "  "
-                + Self.pad(step.index == 0 ? "" : Self.oneLine("#\(step.index) \(step.responder)"), entryWidth) + "  "
+                + Self.pad(Self.oneLine(Self.entryText(step)), entryWidth) + "  "
                 + step.decision
             if let result = step.result { line += " → " + Self.oneLine(result) }
             out += line + "\n"

@@ -91,6 +91,24 @@ struct GraphTests {
         #expect(out.stdout.contains("last dispatch: action tap from Button#save"), "\(out.stdout)")
     }
 
+    @Test func targetActionEntriesCanPerformAndTheNilTargetWalkAreDrawn() throws {
+        let dir = try GraphHarness.folder(["undo.lua": """
+            local b = Button "Undo" { id = "undo", action = function() end }
+            local screen = View "Screen" { View "Form" { b } }
+            screen:canPerform("undo:", function() end)
+            b:addTarget(nil, "undo:")
+            mount(View "App" { screen })
+            tap(b)
+            """])
+        let out = try GraphHarness.run([dir + "/undo.lua"])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.stdout.contains("canPerform(undo:)  ◀ step 5: handled"), "\(out.stdout)")
+        #expect(out.stdout.contains("(asked: cannot perform(undo:))  ◀ step 4: skipped"), "\(out.stdout)")
+        #expect(out.stdout.contains("touchUpInside → addTarget(nil, undo:)  ◀ step 2: passed"), "\(out.stdout)")
+        #expect(!out.stdout.contains("onTapGesture"), "\(out.stdout)")
+        #expect(out.stdout.contains("last dispatch: action touchUpInside from Button#undo"), "\(out.stdout)")
+    }
+
     @Test func dotOutputHighlightsThePathWithStepNumbers() throws {
         let dir = try GraphHarness.folder(["grid.lua": gridScript])
         let out = try GraphHarness.run([dir + "/grid.lua", "--format", "dot"])

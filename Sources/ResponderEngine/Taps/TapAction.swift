@@ -16,11 +16,15 @@ public struct TapAction {
     public var action: Action
     /// An optional identifier, for ``Node/removeTapAction(id:)``.
     public var id: String?
+    /// Whether pictures leave it out: a host's own plumbing (a control's input, which pictures
+    /// show as the control's dispatch table instead).
+    public var isHidden: Bool
 
     /// Creates a tap action.
-    public init(count: Int = 1, action: Action, id: String? = nil) {
+    public init(count: Int = 1, action: Action, id: String? = nil, isHidden: Bool = false) {
         self.count = count
         self.action = action
         self.id = id
+        self.isHidden = isHidden
     }
 }

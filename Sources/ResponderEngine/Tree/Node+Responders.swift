@@ -94,8 +94,9 @@ extension Node {
     ///
     /// An `EventButton` is a node with a count-1 ``TapAction/Action/trigger(_:)`` or
     /// ``TapAction/Action/triggerProduced(_:)`` action.
-    public func onTapGesture(count: Int = 1, action: TapAction.Action, id: String? = nil) {
-        tapActions.append(TapAction(count: count, action: action, id: id))
+    public func onTapGesture(count: Int = 1, action: TapAction.Action, id: String? = nil,
+                             isHidden: Bool = false) {
+        tapActions.append(TapAction(count: count, action: action, id: id, isHidden: isHidden))
     }
 
     /// Removes the tap actions with identifier `id`.

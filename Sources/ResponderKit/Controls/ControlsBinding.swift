@@ -387,7 +387,7 @@ enum ControlsBinding {
             node.onTapGesture(count: 1, action: .perform { [weak node, unowned(unsafe) m] in
                 guard let node else { return }
                 try ControlsInput.tapControl(m, node)
-            })
+            }, isHidden: true)
         default:
             break
         }

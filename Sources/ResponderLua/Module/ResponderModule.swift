@@ -7,6 +7,9 @@ public enum ResponderModule {
     /// The module's version (`responder.version`, `responder --version`).
     public static let version = "0.1.0"
 
+    /// The Lua release the module was built against, e.g. `Lua 5.4.4`.
+    public static let luaRelease = "Lua \(LUA_VERSION_MAJOR).\(LUA_VERSION_MINOR).\(LUA_VERSION_RELEASE)"
+
     /// Module functions, also set as globals.
     static let functions: [(String, LuaSwiftFunction)] = [
         ("Event", TypeBinding.event),
