@@ -201,6 +201,14 @@ enum ControlsBinding {
             m.fail("bad field '\(key)' in \(owner) (\(expected) expected, got \(m.kindName(at: fields[key]!)))")
         }
         func isFunction(_ key: String) -> Bool { fields[key].map { m.isCallable(at: $0) } ?? false }
+        // other keys become props, but a near miss of the control's own keys is a typo
+        lua_pushnil(L)
+        while lua_next(L, t) != 0 {
+            luashim_pop(L, 1)
+            guard lua_type(L, -1) == LUA_TSTRING, let key = m.runtime.string(at: -1), key != "id",
+                  !keys.contains(key), let guess = Suggestions.nearest(to: key, in: keys) else { continue }
+            return m.fail("bad field '\(key)' in \(owner) (did you mean '\(guess)'?)")
+        }
         // validate
         for key in ["action", "onEditingChanged", "onCommit"] where fields[key] != nil && !isFunction(key) {
             return bad(key, "function")
@@ -307,6 +315,7 @@ enum ControlsBinding {
                 luashim_pop(L, 1)
                 continue
             }
+
             lua_pushvalue(L, -2)
             luashim_insert(L, -2)
             lua_rawset(L, rest)

@@ -9,7 +9,10 @@ local View, CancellationError = M.View, M.CancellationError
 local fmt, unpack, tremove = string.format, table.unpack, table.remove
 
 local function argerr(n, fname, expected, v, depth)
-  error(fmt("bad argument #%d to '%s' (%s expected, got %s)", n, fname, expected, kindName(v)), 3 + (depth or 0))
+  -- a number where a number of some range is expected shows its value: "got number -1"
+  local got = (type(v) == "number" and expected:find("number", 1, true)) and fmt("%s %s", kindName(v), tostring(v))
+    or kindName(v)
+  error(fmt("bad argument #%d to '%s' (%s expected, got %s)", n, fname, expected, got), 3 + (depth or 0))
 end
 local function callable(v)
   if type(v) == "function" then return true end

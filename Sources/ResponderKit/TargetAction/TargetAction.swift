@@ -53,6 +53,7 @@ enum TargetAction {
         var title: String?
         if !luashim_isnoneornil(L, 3) {
             guard lua_type(L, 3) == LUA_TTABLE else { return m.argError(2, "addAction", "options table", 3) }
+            if let status = m.checkOptionKeys(3, "addAction", allowed: ["event", "id", "title"]) { return status }
             m.runtime.pushString("event")
             lua_rawget(L, 3)
             switch TargetAction.event(m, "addAction", 2, lua_gettop(L), default: kind.primaryEvent) {

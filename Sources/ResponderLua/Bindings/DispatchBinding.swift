@@ -69,6 +69,11 @@ package enum DispatchBinding {
         let m = state(L)
         guard let node = m.node(at: 1) else { return m.argError(0, fname, "node", 1) }
         guard let value = m.value(at: 2), value.kind == kind else {
+            if let type = m.valueType(at: 2) {
+                // a type where a value belongs: say how to make one
+                return m.fail("bad argument #1 to '\(fname)' (\(kind == .event ? "event" : "error") expected, "
+                    + "got \(type.kind == .event ? "event" : "error") type \(type.name); make a value with \(type.name) {})")
+            }
             return m.argError(1, fname, kind == .event ? "event" : "error", 2)
         }
         let location: SourceLocation? = nil  // computed only if a violation needs it (World.locationProvider)

@@ -28,6 +28,9 @@ package enum NodeBinding {
                 lua_setfield(L, -2, "title")
                 luashim_pop(L, 1)
             }
+        case LUA_TTABLE where kind == .view:
+            // `View {}`: a node needs a name, and `View "Name" { … }` is easy to mistype
+            return m.fail("bad argument #1 to 'View' (name (string) expected, got table; write View \"Name\" { … })")
         case LUA_TTABLE:
             node = Node(name: fname)
         default:
@@ -140,12 +143,25 @@ package enum NodeBinding {
         return 1
     }
 
+    /// Raises for text that is not a selector SPEC §2.2 knows (`Name`, `#id`, `Name#id`): a CSS
+    /// habit such as `.cls`, `A B` or `[x]` must not quietly find nothing.
+    static func checkSelector(_ m: ModuleState, _ fname: String, _ sel: String) -> Int32? {
+        let parts = sel.split(separator: "#", omittingEmptySubsequences: false)
+        let name = parts.first ?? ""
+        let bad = sel.isEmpty || parts.count > 2 || (parts.count == 2 && parts[1].isEmpty)
+            || name.hasPrefix(".") || name.hasPrefix("*")
+            || name.contains { " >[],:".contains($0) }
+        guard bad else { return nil }
+        return m.fail("bad argument #1 to '\(fname)' (selector expected: Name, #id or Name#id; got \"\(sel)\")")
+    }
+
     static let find: LuaSwiftFunction = { L in
         let m = state(L)
         guard let node = m.node(at: 1) else { return m.argError(0, "find", "node", 1) }
         guard lua_type(L, 2) == LUA_TSTRING, let sel = m.runtime.string(at: 2) else {
             return m.argError(1, "find", "selector (string)", 2)
         }
+        if let status = checkSelector(m, "find", sel) { return status }
         m.push(node.find(sel, index: m.world.nodeIndex))
         return 1
     }
@@ -156,6 +172,7 @@ package enum NodeBinding {
         guard lua_type(L, 2) == LUA_TSTRING, let sel = m.runtime.string(at: 2) else {
             return m.argError(1, "findAll", "selector (string)", 2)
         }
+        if let status = checkSelector(m, "findAll", sel) { return status }
         m.push(node.findAll(sel))
         return 1
     }
@@ -184,7 +201,13 @@ package enum NodeBinding {
         case "mounted": lua_pushboolean(L, node.isMounted ? 1 : 0)
         default:
             if m.moduleExtension?.pushProperty(m, node, key) != true && !ResponderModule.lazyMethod(m, key) {
-                lua_pushnil(L)
+                if let guess = ResponderModule.nearestMethod(m, to: key) {
+                    // a likely misspelling: calling it explains itself (reading it is not nil)
+                    m.runtime.pushString("\(node.name) has no method '\(key)' (did you mean '\(guess)'?)")
+                    luashim_push_swift_closure(L, Suggestions.raiseUpvalue, 1)
+                } else {
+                    lua_pushnil(L)
+                }
             }
         }
         return 1

@@ -43,6 +43,7 @@ enum ResponderBinding {
         let L = m.L
         if luashim_isnoneornil(L, index) { return nil }
         guard lua_type(L, index) == LUA_TTABLE else { return m.argError(n, fname, "options table", index) }
+        if let status = m.checkOptionKeys(index, fname, allowed: ["id", "once"]) { return status }
         let idType = lua_getfield(L, index, "id")
         if idType == LUA_TSTRING || idType == LUA_TNUMBER {
             id = m.runtime.string(at: -1)

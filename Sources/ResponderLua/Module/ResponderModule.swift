@@ -87,6 +87,13 @@ public enum ResponderModule {
         return 1
     }
 
+    /// The node method `name` most likely misspells, if any.
+    static func nearestMethod(_ m: ModuleState, to name: String) -> String? {
+        var names = Array(lazyMethods.keys)
+        if let ext = m.moduleExtension { names += Array(ext.methods.keys) + ext.luaMethodNames }
+        return Suggestions.nearest(to: name, in: names)
+    }
+
     /// A node method on first use: stored in the methods table and returned. Pushes it and
     /// returns true, or pushes nothing and returns false.
     static func lazyMethod(_ m: ModuleState, _ name: String) -> Bool {

@@ -80,3 +80,16 @@ describe("the trace tells the truth", function()
     assert.equal("declared", ok.trace[1].decision)
   end)
 end)
+
+describe("messages that say what to do", function()
+  it("trigger with a type instead of a value says how to make one", function()
+    local Ping = Event "Ping"
+    assert.error_matches(function() View "R":trigger(Ping) end,
+      "bad argument #1 to 'trigger' %(event expected, got event type Ping; make a value with Ping {}%)")
+  end)
+
+  it("advance and sleep show a bad number", function()
+    assert.error_matches(function() advance(-1) end,
+      "bad argument #1 to 'advance' %(seconds %(non%-negative number%) expected, got number %-1%)")
+  end)
+end)
