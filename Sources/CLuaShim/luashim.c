@@ -4,7 +4,6 @@
 #include <string.h>
 #include <stdint.h>
 
-#define HOOK_COUNT 1000
 #define HOST_SLACK ((size_t)64 << 20)  /* host allocations may exceed the cap by this much */
 #define SOFT_SLACK ((size_t)4 << 20)   /* Lua may exceed it by this much until the hook raises */
 static const char *TRACEBACK_KEY = "responder.lastTraceback";
@@ -54,58 +53,15 @@ luashim_control *luashim_control_of(lua_State *L) {
     return (luashim_control *)ud;
 }
 
-/* ---------------- limits ---------------- */
+/* ---------------- limits (limits.c) ---------------- */
 
-static void count_hook(lua_State *L, lua_Debug *ar);
-
-/* The hook mask: the count hook always; line events too while coverage records lines. */
-#define HOOK_MASK(c) (LUA_MASKCOUNT | ((c)->coverage ? LUA_MASKLINE : 0))
-
-static const char *ABORT_KEY = "responder.abortMessage";
-
-static void raise_limit(lua_State *L, luashim_control *c) {
-    if (c->abortPending) {
-        lua_sethook(L, count_hook, HOOK_MASK(c), 1);
-        lua_getfield(L, LUA_REGISTRYINDEX, ABORT_KEY);
-        lua_error(L);
-    }
-    c->limitRaised = 1;
-    if (c->interrupt) {
-        c->interrupt = 0;
-        lua_pushliteral(L, "interrupted!");
-        lua_error(L);
-    }
-    /* from now on check at every instruction, so a pcall cannot swallow the limit for long */
-    lua_sethook(L, count_hook, HOOK_MASK(c), 1);
-    if (c->memoryExceeded) {
-        /* allow the message itself to be built */
-        c->hostDepth++;
-        lua_pushliteral(L, "not enough memory");
-        c->hostDepth--;
-        lua_error(L);
-    }
-    luaL_where(L, 0);
-    lua_pushliteral(L, "instruction limit exceeded");
-    lua_concat(L, 2);
-    lua_error(L);
-}
-
-static void count_hook(lua_State *L, lua_Debug *ar) {
-    luashim_control *c = luashim_control_of(L);
-    if (ar->event == LUA_HOOKLINE) {
-        luashim_cov_line(L, c->coverage, ar);
-        return;
-    }
-    c->hookTicks++;
-    if (c->budget >= 0) {
-        c->executed += HOOK_COUNT;
-        c->budget -= HOOK_COUNT;
-        if (c->budget < 0) c->budgetExceeded = 1;
-    } else {
-        c->executed += HOOK_COUNT;
-    }
-    if (c->budgetExceeded || c->memoryExceeded || c->interrupt || c->abortPending) raise_limit(L, c);
-}
+void luashim_limits_attach(lua_State *L, luashim_control *c, int64_t budget);
+void luashim_limits_closing(lua_State *L, luashim_control *c);
+void luashim_limits_detach(luashim_control *c);
+void luashim_limits_enter(lua_State *L, luashim_control *c);
+void luashim_limits_leave(lua_State *L, luashim_control *c);
+void luashim_raise_limit(lua_State *L, luashim_control *c);
+void luashim_install_coroutines(lua_State *L);
 
 static int panic_handler(lua_State *L) {
     (void)L;
@@ -121,31 +77,25 @@ lua_State *luashim_newstate(size_t memoryLimit, int64_t instructionBudget) {
     lua_State *L = lua_newstate(capped_alloc, c);
     if (!L) { free(c); return NULL; }
     lua_atpanic(L, panic_handler);
-    lua_sethook(L, count_hook, HOOK_MASK(c), HOOK_COUNT);
+    luashim_limits_attach(L, c, instructionBudget);
+    if (!c->lim) { lua_close(L); free(c); return NULL; }
     return L;
 }
 
-static void stop_watchdog(luashim_control *c);
-
 void luashim_close(lua_State *L) {
     luashim_control *c = luashim_control_of(L);
-    stop_watchdog(c);
     c->hostDepth++;
     c->limit = 0;
+    /* finalizers run now: the wall-clock limit still watches them */
+    luashim_limits_closing(L, c);
     lua_close(L);
     luashim_cov_free(c->coverage);
+    luashim_limits_detach(c);
     free(c);
 }
 
 void luashim_reset_limits(lua_State *L, int64_t instructionBudget) {
-    luashim_control *c = luashim_control_of(L);
-    c->budget = instructionBudget;
-    c->executed = 0;
-    c->budgetExceeded = 0;
-    c->memoryExceeded = c->used > c->limit && c->limit > 0;
-    c->limitRaised = 0;
-    c->interrupt = 0;
-    lua_sethook(L, count_hook, HOOK_MASK(c), HOOK_COUNT);
+    luashim_limits_reset(L, instructionBudget, 0);
 }
 
 /* ---------------- trampoline ---------------- */
@@ -155,7 +105,7 @@ int luashim_run_swift(lua_State *L, luashim_swift_fn fn) {
     c->hostDepth++;
     int n = fn(L);
     c->hostDepth--;
-    if (c->memoryExceeded && c->limit > 0) raise_limit(L, c);
+    if ((c->memoryExceeded && c->limit > 0) || c->budgetExceeded || c->timedOut) luashim_raise_limit(L, c);
     if (n < 0) return lua_error(L);
     return n;
 }
@@ -237,9 +187,9 @@ int luashim_pcall(lua_State *L, int nargs, int nresults) {
     lua_insert(L, base);
     int saved = c->hostDepth;
     c->hostDepth = 0;
-    c->pcallDepth++;
+    luashim_limits_enter(L, c);
     int status = lua_pcall(L, nargs, nresults, base);
-    c->pcallDepth--;
+    luashim_limits_leave(L, c);
     c->hostDepth = saved;
     lua_remove(L, base);
     return status;
@@ -272,7 +222,9 @@ void luashim_tostring(lua_State *L, int idx) {
     luashim_control *c = luashim_control_of(L);
     int saved = c->hostDepth;
     c->hostDepth = 0;
+    luashim_limits_enter(L, c);
     int st = lua_pcall(L, 1, 1, 0);
+    luashim_limits_leave(L, c);
     c->hostDepth = saved;
     if (st != LUA_OK) {
         lua_pop(L, 1);
@@ -338,41 +290,6 @@ static int sandbox_load(lua_State *L) {
     return 2;
 }
 
-/* coroutine.resume / coroutine.wrap that let a limit or a strict abort raised inside the
- * coroutine go on at once in the resumer (the count hook is per thread). */
-static void check_after_resume(lua_State *L) {
-    luashim_control *c = luashim_control_of(L);
-    if (c->budgetExceeded || c->abortPending || (c->memoryExceeded && c->limit > 0) || c->interrupt)
-        raise_limit(L, c);
-}
-
-static int guarded_resume(lua_State *L) {
-    int n = lua_gettop(L);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, n, LUA_MULTRET);
-    check_after_resume(L);
-    return lua_gettop(L);
-}
-
-static int guarded_wrapped(lua_State *L) {
-    int n = lua_gettop(L);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    int status = lua_pcall(L, n, LUA_MULTRET, 0);
-    check_after_resume(L);
-    if (status != LUA_OK) return lua_error(L);
-    return lua_gettop(L);
-}
-
-static int guarded_wrap(lua_State *L) {
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, 1);
-    lua_pushcclosure(L, guarded_wrapped, 1);
-    return 1;
-}
-
 void luashim_open_sandbox(lua_State *L) {
     luaL_requiref(L, LUA_GNAME, luaopen_base, 1); lua_pop(L, 1);
     luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1); lua_pop(L, 1);
@@ -406,12 +323,7 @@ void luashim_open_sandbox(lua_State *L) {
     lua_pushcfunction(L, sandbox_load);
     lua_setglobal(L, "load");
     lua_getglobal(L, LUA_COLIBNAME);
-    lua_getfield(L, -1, "resume");
-    lua_pushcclosure(L, guarded_resume, 1);
-    lua_setfield(L, -2, "resume");
-    lua_getfield(L, -1, "wrap");
-    lua_pushcclosure(L, guarded_wrap, 1);
-    lua_setfield(L, -2, "wrap");
+    luashim_install_coroutines(L);
     lua_pop(L, 1);
 }
 
@@ -455,95 +367,8 @@ void *luashim_to_object(lua_State *L, int idx, int mtref) {
     return same ? *p : NULL;
 }
 
-void luashim_set_abort(lua_State *L, int on) {
-    luashim_control *c = luashim_control_of(L);
-    if (on) {
-        lua_setfield(L, LUA_REGISTRYINDEX, ABORT_KEY);
-        c->abortPending = 1;
-        lua_sethook(L, count_hook, HOOK_MASK(c), 1);
-    } else {
-        c->abortPending = 0;
-        if (!c->budgetExceeded && !c->memoryExceeded) lua_sethook(L, count_hook, HOOK_MASK(c), HOOK_COUNT);
-        lua_pushnil(L);
-        lua_setfield(L, LUA_REGISTRYINDEX, ABORT_KEY);
-    }
-}
-
 #include <malloc.h>
 size_t luashim_heap_in_use(void) { struct mallinfo2 mi = mallinfo2(); return mi.uordblks; }
-
-/* ---------------- watchdog ---------------- */
-
-#include <pthread.h>
-#include <time.h>
-
-/* One thread per process watches every state that asked for it (test workers create a state
- * per file: starting and joining a thread each time would cost more than the tests). */
-#define MAX_WATCHED 64
-typedef struct { luashim_control *c; int64_t lastTicks; int stalled; int limit; } watched_t;
-static watched_t watched[MAX_WATCHED];
-static int watched_count;
-static int watchdog_started;
-static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void *watchdog_main(void *arg) {
-    (void)arg;
-    for (;;) {
-        struct timespec ts = { 0, 100 * 1000 * 1000 };
-        nanosleep(&ts, NULL);
-        pthread_mutex_lock(&watch_lock);
-        for (int i = 0; i < watched_count; i++) {
-            watched_t *w = &watched[i];
-            int64_t ticks = w->c->hookTicks;
-            if (w->c->pcallDepth > 0 && ticks == w->lastTicks) {
-                if (++w->stalled >= w->limit) {
-                    static const char msg[] =
-                        "error: a __gc metamethod (or other code Lua runs with hooks off) ran for too long; "
-                        "the instruction limit cannot stop it there\n";
-                    fflush(stdout);
-                    (void)!write(2, msg, sizeof msg - 1);
-                    _exit(3);
-                }
-            } else {
-                w->stalled = 0;
-            }
-            w->lastTicks = ticks;
-        }
-        pthread_mutex_unlock(&watch_lock);
-    }
-    return NULL;
-}
-
-void luashim_start_watchdog(lua_State *L, int seconds) {
-    luashim_control *c = luashim_control_of(L);
-    if (c->watchdog) return;
-    pthread_mutex_lock(&watch_lock);
-    if (watched_count < MAX_WATCHED) {
-        watched[watched_count++] = (watched_t){ c, c->hookTicks, 0, seconds * 10 };
-        c->watchdog = c;
-        if (!watchdog_started) {
-            pthread_t thread;
-            if (pthread_create(&thread, NULL, watchdog_main, NULL) == 0) {
-                pthread_detach(thread);
-                watchdog_started = 1;
-            }
-        }
-    }
-    pthread_mutex_unlock(&watch_lock);
-}
-
-static void stop_watchdog(luashim_control *c) {
-    if (!c->watchdog) return;
-    pthread_mutex_lock(&watch_lock);
-    for (int i = 0; i < watched_count; i++) {
-        if (watched[i].c == c) {
-            watched[i] = watched[--watched_count];
-            break;
-        }
-    }
-    pthread_mutex_unlock(&watch_lock);
-    c->watchdog = NULL;
-}
 
 /* ---------------- values ---------------- */
 
@@ -569,9 +394,14 @@ luashim_value_cell *luashim_to_value(lua_State *L, int idx, int mtref) {
 
 /* ---------------- coverage (line hook) ---------------- */
 
+/* Line events reach coverage through the limit hook's line callback (luashim_limits.h). */
+static void coverage_line(lua_State *L, lua_Debug *ar, void *ud) {
+    luashim_cov_line(L, (luashim_coverage *)ud, ar);
+}
+
 void luashim_coverage_enable(lua_State *L) {
     luashim_control *c = luashim_control_of(L);
     if (c->coverage) return;
     c->coverage = luashim_cov_new();
-    if (c->coverage) lua_sethook(L, count_hook, HOOK_MASK(c), HOOK_COUNT);
+    if (c->coverage) luashim_set_line_hook(L, coverage_line, c->coverage);
 }

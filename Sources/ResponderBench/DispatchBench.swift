@@ -69,13 +69,16 @@ func workload(pure: Bool, depth: Int, perNode: Int?) -> String {
 
 /// ns per dispatch of the workload.
 func timeWorkload(pure: Bool, depth: Int, perNode: Int? = nil) -> Double {
-    guard let rt = try? Scenario.makeRuntime(ScenarioOptions(limits: .unlimited, safety: "disabled")) else { return .nan }
+    // the CLI's default limits (sampled budget, timer running), as `responder run` has them
+    let limits = LuaLimits(maxInstructions: LuaLimits.defaults.maxInstructions, maxMemoryMiB: nil, exactInstructions: false)
+    guard let rt = try? Scenario.makeRuntime(ScenarioOptions(limits: limits, safety: "disabled")) else { return .nan }
     let L = rt.L
     do { try rt.runString(workload(pure: pure, depth: depth, perNode: perNode), chunkname: "=workload", results: 1) }
     catch { print("workload failed: \(error)"); return .nan }
     let fn = luaL_ref(L, luashim_registryindex())
     let count = max(200, 2_000_000 / max(depth * (perNode ?? 1), 1))
     return median(5) {
+        rt.resetLimits()
         lua_rawgeti(L, luashim_registryindex(), lua_Integer(fn))
         lua_pushinteger(L, lua_Integer(count))
         let start = nowNanos()

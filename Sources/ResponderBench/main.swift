@@ -18,7 +18,7 @@ let responder = args.first { $0.hasPrefix("/") || $0.hasPrefix(".") }
         return "/" + dir + "/responder"
     }()
 
-/// `--only foundation|dispatch|memory|tools|explore` runs one section.
+/// `--only foundation|purelua|dispatch|memory|tools|explore` runs one section.
 let only = args.firstIndex(of: "--only").flatMap { args.index(after: $0) < args.endIndex ? args[args.index(after: $0)] : nil }
 func wanted(_ section: String) -> Bool { only == nil || only == section }
 
@@ -28,6 +28,7 @@ if only == "state-loop" {
     for _ in 0..<20_000 { _ = try? Scenario.makeRuntime(ScenarioOptions(limits: .defaults)) }
 }
 if wanted("foundation") { printTable("Foundation (issue 2)", foundationBench(responder: responder)) }
+if wanted("purelua") { printTable("Pure Lua under the sandbox (issue 14)", pureLuaBench(responder: responder, reps: quick ? 3 : 7)) }
 if wanted("dispatch") { printTable("Dispatch (issue 3)", dispatchBench()) }
 if wanted("memory") && !quick { printTable("Memory (issue 3)", memoryBench()) }
 if wanted("tools") { printTable("Daily tools (issue 4)", toolBench(responder: responder)) }

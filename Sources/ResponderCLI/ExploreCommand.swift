@@ -38,9 +38,6 @@ struct ExploreCommand: ParsableCommand {
     @Option(help: "Run only shard K of N (run r goes to shard r mod N + 1).")
     var shard: String?
 
-    @Option(help: "Seconds each run may take.")
-    var timeout: Double?
-
     @OptionGroup var safetyOption: SafetyOption
 
     @Option(help: "Folder for the spec of a failure (default: the current folder).")
@@ -59,7 +56,6 @@ struct ExploreCommand: ParsableCommand {
         if let shard, ExploreCommand.parseShard(shard) == nil {
             throw ValidationError("--shard must be K/N with 1 <= K <= N (got '\(shard)')")
         }
-        if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
     }
 
     static func parseShard(_ s: String) -> (Int, Int)? {
@@ -75,7 +71,8 @@ struct ExploreCommand: ParsableCommand {
         options.steps = steps
         options.seed = seed ?? ExploreCommand.randomSeed()
         if let shard, let (k, n) = ExploreCommand.parseShard(shard) { options.shard = (k, n) }
-        options.timeout = timeout
+        // --timeout (from the limit options): seconds each run may take
+        options.timeout = limitOptions.timeout
         options.safety = safetyOption.safety
         options.limits = limitOptions.limits
         options.outputDirectory = output

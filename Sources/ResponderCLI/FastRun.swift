@@ -9,8 +9,9 @@ struct FastRun {
     var safety = "relaxed"
     var trace = false
     var seed: Int64?
-    var maxInstructions: Int64 = 1_000_000_000
+    var maxInstructions: Int64?
     var maxMemory = 512
+    var timeout: Double?
     var scriptArguments: [String] = []
 
     static func parse(_ args: [String]) -> FastRun? {
@@ -41,6 +42,9 @@ struct FastRun {
             case "--max-instructions":
                 guard let v = value(&i), let n = Int64(v), n > 0 else { return nil }
                 run.maxInstructions = n
+            case "--timeout":
+                guard let v = value(&i), let n = Double(v), LuaLimits.isValidTimeout(n) else { return nil }
+                run.timeout = n
             case "--max-memory":
                 guard let v = value(&i), let n = Int(v), n > 0, n <= LuaLimits.maximumMemoryMiB else { return nil }
                 run.maxMemory = n
@@ -64,7 +68,9 @@ struct FastRun {
         }
         return ScriptRunner.run(
             file: file, arguments: scriptArguments,
-            limits: LuaLimits(maxInstructions: maxInstructions, maxMemoryMiB: maxMemory),
+            limits: LuaLimits(maxInstructions: maxInstructions ?? LuaLimits.defaults.maxInstructions,
+                              maxMemoryMiB: maxMemory, exactInstructions: maxInstructions != nil,
+                              timeoutSeconds: timeout ?? LuaLimits.defaultTimeoutSeconds),
             seed: seed, safety: safety, trace: trace)
     }
 }

@@ -63,11 +63,14 @@ struct GraphCommand: ParsableCommand {
         let runtime: LuaRuntime
         do {
             runtime = try Scenario.makeRuntime(ScenarioOptions(
-                limits: limitOptions.limits, seed: seed, safety: safetyOption.safety, trace: false, watchdogSeconds: 10))
+                limits: limitOptions.limits, seed: seed, safety: safetyOption.safety, trace: false))
         } catch {
             Stderr.write("error: \(error.message)\n")
             throw ExitCode(3)
         }
+        // The wall-clock limit covers the script, the capture and the rendering (never stopped:
+        // the process ends after the output is written).
+        runtime.startTimeout()
         var failure: LuaFailure?
         StdoutToStderr.during {
             do throws(LuaFailure) {

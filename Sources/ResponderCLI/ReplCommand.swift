@@ -31,13 +31,23 @@ struct ReplCommand: ParsableCommand {
 
     @OptionGroup var limitOptions: LimitOptions
 
+    /// The session process that `ReplSupervisor` starts (see there).
+    @Flag(help: .hidden)
+    var session = false
+
     func validate() throws {
         try safetyOption.check()
     }
 
     func run() throws {
         if let load { try ScriptFile.check(load, command: "repl") }
-        let options = ScenarioOptions(limits: limitOptions.limits, seed: seed, safety: safetyOption.safety, watchdogSeconds: 10)
+        if !session {
+            var forwarded = ["--safety", safetyOption.safety] + limitOptions.arguments
+            if let seed { forwarded += ["--seed", String(seed)] }
+            throw ExitCode(ReplSupervisor.run(sessionArguments: forwarded, load: load))
+        }
+        ReplSupervisor.beginSession(preloading: load != nil)
+        let options = ScenarioOptions(limits: limitOptions.limits, seed: seed, safety: safetyOption.safety)
         let runtime: LuaRuntime
         do {
             runtime = try Scenario.makeRuntime(options)

@@ -6,16 +6,35 @@ import Glibc
 
 /// Options shared by the commands that execute scripts.
 struct LimitOptions: ParsableArguments {
-    @Option(name: .customLong("max-instructions"), help: "Instruction budget per file (default 1000000000).")
-    var maxInstructions: Int64 = 1_000_000_000
+    @Option(name: .customLong("max-instructions"),
+            help: "Instruction budget per file, counted exactly (default 1000000000, sampled).")
+    var maxInstructions: Int64?
 
     @Option(name: .customLong("max-memory"), help: "Memory cap per Lua state in MiB (default 512).")
     var maxMemory: Int = 512
 
-    var limits: LuaLimits { LuaLimits(maxInstructions: maxInstructions, maxMemoryMiB: maxMemory) }
+    @Option(name: .customLong("timeout"), help: "Wall-clock limit in seconds: the whole script (run, graph), each file (test), each entry (repl), each run (explore); default 60 (explore: none).")
+    var timeout: Double?
+
+    var limits: LuaLimits {
+        LuaLimits(maxInstructions: maxInstructions ?? LuaLimits.defaults.maxInstructions, maxMemoryMiB: maxMemory,
+                  exactInstructions: maxInstructions != nil,
+                  timeoutSeconds: timeout ?? LuaLimits.defaultTimeoutSeconds)
+    }
+
+    /// The options again as worker arguments (only those given, so defaults stay defaults).
+    var arguments: [String] {
+        var out = ["--max-memory", String(maxMemory)]
+        if let maxInstructions { out += ["--max-instructions", String(maxInstructions)] }
+        if let timeout { out += ["--timeout", String(timeout)] }
+        return out
+    }
 
     func validate() throws {
-        if maxInstructions <= 0 { throw ValidationError("--max-instructions must be a positive number") }
+        if let maxInstructions, maxInstructions <= 0 { throw ValidationError("--max-instructions must be a positive number") }
+        if let timeout, !LuaLimits.isValidTimeout(timeout) {
+            throw ValidationError("--timeout must be a number of seconds above 0 and at most \(Int(LuaLimits.maximumTimeoutSeconds)) (got \(timeout))")
+        }
         if maxMemory <= 0 || maxMemory > LuaLimits.maximumMemoryMiB {
             throw ValidationError("--max-memory must be a number of MiB from 1 to \(LuaLimits.maximumMemoryMiB) (got \(maxMemory))")
         }

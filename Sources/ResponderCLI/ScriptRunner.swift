@@ -8,13 +8,16 @@ enum ScriptRunner {
                     safety: String, trace: Bool, coverage: CoverageOptions? = nil) -> Int32 {
         let runtime: LuaRuntime
         do {
-            var options = ScenarioOptions(limits: limits, seed: seed, safety: safety, trace: trace, watchdogSeconds: 10)
+            var options = ScenarioOptions(limits: limits, seed: seed, safety: safety, trace: trace)
             options.coverage = coverage?.mode ?? .off
             runtime = try Scenario.makeRuntime(options)
         } catch {
             Stderr.write("error: \(error.message)\n")
             return 3
         }
+        // The wall-clock limit covers the script, reporting its error and closing the state
+        // (finalizers); it is never stopped: the process ends after that.
+        runtime.startTimeout()
         var status: Int32 = 0
         do {
             try runtime.runFile(file, arguments: arguments)

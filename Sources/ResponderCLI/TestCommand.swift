@@ -101,15 +101,14 @@ struct TestCommand: ParsableCommand {
         let style = TestReport.Style(colour: live && terminal && !noColor)
         let progress = live && terminal && files.count >= 20
 
-        var workerArgs = ["--safety", safetyOption.safety,
-                          "--max-instructions", String(limitOptions.maxInstructions),
-                          "--max-memory", String(limitOptions.maxMemory)]
+        var workerArgs = ["--safety", safetyOption.safety] + limitOptions.arguments
         if let filter { workerArgs.append("--filter=" + filter) }
         if updateSnapshots { workerArgs.append("--update-snapshots") }
         if coverageOptions.coverage { workerArgs.append("--coverage") }
         let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         let pool = TestWorkerPool(jobs: jobs ?? max(1, cores), workerArguments: workerArgs,
-                                  stdoutToStderr: !pretty && toStdout)
+                                  stdoutToStderr: !pretty && toStdout,
+                                  timeoutSeconds: limitOptions.limits.timeoutSeconds ?? LuaLimits.defaultTimeoutSeconds)
 
         let start = TestFramework.now()
         var perFile = [[TestRecord]](repeating: [], count: files.count)

@@ -77,7 +77,7 @@ package final class Explorer {
     }
 
     private func scenarioOptions(seed: Int64) -> ScenarioOptions {
-        var o = ScenarioOptions(limits: options.limits, seed: seed, safety: options.safety, trace: false, watchdogSeconds: 10)
+        var o = ScenarioOptions(limits: options.limits, seed: seed, safety: options.safety, trace: false)
         o.coverage = .responders
         return o
     }

@@ -7,7 +7,6 @@ public enum Scenario {
         let runtime = try LuaRuntime(limits: options.limits, seed: options.seed)
         ResponderModule.install(into: runtime, options: options, extension: PatternKit())
         CoverageRecorder.install(options.coverage, in: runtime)
-        if let seconds = options.watchdogSeconds { runtime.startWatchdog(seconds: seconds) }
         return runtime
     }
 }

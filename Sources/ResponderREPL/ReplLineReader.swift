@@ -97,6 +97,12 @@ final class PipedLineReader: ReplLineReader {
     private var buffer: [UInt8] = []
     private var start = 0
     private var atEOF = false
+    /// Read one byte at a time, so that nothing past the current line is taken from the input.
+    private let unbuffered: Bool
+
+    init(unbuffered: Bool = false) {
+        self.unbuffered = unbuffered
+    }
 
     var isInteractive: Bool { false }
 
@@ -119,7 +125,8 @@ final class PipedLineReader: ReplLineReader {
                 return .eof
             }
             var chunk = [UInt8](repeating: 0, count: 4096)
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, 4096) }
+            let size = unbuffered ? 1 : 4096
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, size) }
             if n > 0 {
                 buffer.append(contentsOf: chunk[0..<n])
             } else if n < 0 && errno == EINTR {

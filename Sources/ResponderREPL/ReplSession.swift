@@ -15,6 +15,9 @@ package final class ReplSession {
     private var reader: ReplLineReader!
     private var pending: [String] = []
     private static let helperKey = "responder.repl"
+    /// The exit status that asks the supervisor (`responder repl`) for a new session when an
+    /// entry ran code that could not be stopped.
+    public static let restartStatus: Int32 = 75
 
     static let help = """
     Type Lua: expressions print their values, statements run; unfinished input continues on '>> '.
@@ -48,9 +51,16 @@ package final class ReplSession {
             }
             Console.out("responder \(ResponderModule.version) REPL (Lua 5.4) - .help for commands, Ctrl-D to leave\n")
         } else {
-            reader = PipedLineReader()
+            // byte by byte: when the session must be restarted, the next one reads on exactly
+            // where this one stopped
+            reader = PipedLineReader(unbuffered: true)
         }
-        if let preload { loadFile(preload) }
+        if let preload {
+            loadFile(preload)
+            // from now on code that cannot be stopped costs the session, not the --load file
+            // (75: what `responder repl`'s supervisor restarts)
+            LuaRuntime.setHardExitStatus(Self.restartStatus)
+        }
         defer { reader.close() }
         while true {
             let prompt = pending.isEmpty ? "> " : ">> "
@@ -122,9 +132,11 @@ package final class ReplSession {
     private func execute() {
         let base = lua_gettop(L) - 1
         runtime.resetLimits()
+        runtime.startTimeout()
         ReplSignals.beginRunning(runtime.control)
         defer {
             ReplSignals.endRunning(interactive: reader.isInteractive)
+            runtime.stopTimeout()
             lua_settop(L, base)
         }
         if let failure = runtime.call(0, LUA_MULTRET) {
@@ -205,8 +217,12 @@ package final class ReplSession {
         let base = lua_gettop(L)
         defer { lua_settop(L, base) }
         runtime.resetLimits()
+        runtime.startTimeout()
         ReplSignals.beginRunning(runtime.control)
-        defer { ReplSignals.endRunning(interactive: reader.isInteractive) }
+        defer {
+            ReplSignals.endRunning(interactive: reader.isInteractive)
+            runtime.stopTimeout()
+        }
         pushHelper(name)
         var nargs: Int32 = 0
         if let argument { runtime.pushString(argument); nargs = 1 }
@@ -224,8 +240,12 @@ package final class ReplSession {
     /// Candidates for Tab completion (never raises; empty on any problem).
     func completions(for text: String) -> [String] {
         let base = lua_gettop(L)
-        defer { lua_settop(L, base) }
+        defer {
+            runtime.stopTimeout()
+            lua_settop(L, base)
+        }
         runtime.resetLimits()
+        runtime.startTimeout()
         pushHelper("complete")
         runtime.pushString(text)
         guard runtime.call(1, 1) == nil, lua_type(L, -1) == LUA_TTABLE else { return [] }

@@ -125,7 +125,7 @@ public enum TestFramework {
         let runtime: LuaRuntime
         do {
             var scenario = ScenarioOptions(limits: options.limits, seed: options.seed, safety: options.safety,
-                                           trace: false, watchdogSeconds: 10)
+                                           trace: false)
             scenario.coverage = options.coverage ? .linesAndResponders : .off
             runtime = try Scenario.makeRuntime(scenario)
         } catch {
@@ -134,6 +134,8 @@ public enum TestFramework {
         }
         runtime.extensions[ObjectIdentifier(TestSession.self)] = session
         runtime.scriptDirectory = FileText.directory(of: path)
+        // The wall-clock limit covers the file, closing its state included.
+        runtime.startTimeout()
         if plain {
             runPlain(path, runtime: runtime, session: session, options: options)
         } else {
@@ -312,7 +314,7 @@ public enum TestFramework {
 
     static let limitFunction: LuaSwiftFunction = { L in
         let c = LuaRuntime.of(L).control.pointee
-        lua_pushboolean(L, (c.budgetExceeded != 0 || c.memoryExceeded != 0) ? 1 : 0)
+        lua_pushboolean(L, (c.budgetExceeded != 0 || c.memoryExceeded != 0 || c.timedOut != 0) ? 1 : 0)
         return 1
     }
 

@@ -1,3 +1,4 @@
+import CLuaShim
 import ResponderLua
 #if canImport(Glibc)
 import Glibc
@@ -13,6 +14,9 @@ package struct TestFile: Sendable {
 /// The worker side: reads files from stdin, runs each in a fresh state, streams records to fd 3.
 package enum TestWorker {
     package static func run(options: TestRunOptions) -> Never {
+        // Code the time limit cannot interrupt ends this worker (exit 3): the parent learns why
+        // from a last `F` line (see TestProtocol) and goes on with the other files.
+        luashim_set_hard_exit_report(TestProtocol.resultFD, "F\t")
         let crashTrigger = getenv("RESPONDER_TEST_CRASH_WORKER_ON").map { String(cString: $0) }
         var pending: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
@@ -55,6 +59,12 @@ package final class TestWorkerPool {
         let output: Int32
         var buffer: [UInt8] = []
         var current: Int?
+        /// When the current file was handed over (monotonic seconds).
+        var started: Double = 0
+        /// A worker's `F` line: why it is about to exit.
+        var lastWords: String?
+        /// The parent stopped it (the file ran far past the time limit).
+        var killed = false
     }
 
     let jobs: Int
@@ -63,7 +73,12 @@ package final class TestWorkerPool {
     private let executable = TestProcess.executablePath()
     private let environment = TestProcess.environment()
 
-    package init(jobs: Int, workerArguments: [String], stdoutToStderr: Bool) {
+    /// Seconds a file may run before the parent stops its worker (the worker's own time limit
+    /// plus a margin; normally the worker ends it first).
+    let hardLimit: Double
+
+    package init(jobs: Int, workerArguments: [String], stdoutToStderr: Bool, timeoutSeconds: Double) {
+        self.hardLimit = timeoutSeconds + 10
         self.jobs = jobs
         self.workerArguments = workerArguments
         self.stdoutToStderr = stdoutToStderr
@@ -90,6 +105,7 @@ package final class TestWorkerPool {
             let i = next
             next += 1
             w.current = i
+            w.started = TestFramework.now()
             let f = files[i]
             let line = (f.plain ? "P\t" : "S\t") + f.path + "\n"
             _ = TestProcess.writeAll(w.input, Array(line.utf8))
@@ -121,10 +137,17 @@ package final class TestWorkerPool {
         var chunk = [UInt8](repeating: 0, count: 65536)
         while !workers.isEmpty {
             var pfds = workers.map { pollfd(fd: $0.output, events: Int16(POLLIN), revents: 0) }
-            let r = poll(&pfds, nfds_t(pfds.count), -1)
+            let r = poll(&pfds, nfds_t(pfds.count), 1000)
             if r < 0 {
                 if errno == EINTR { continue }
                 break
+            }
+            let now = TestFramework.now()
+            for wi in workers.indices where workers[wi].current != nil && !workers[wi].killed
+                && now - workers[wi].started > hardLimit {
+                // the worker did not end the file itself: stop it (its pipe then reports EOF)
+                workers[wi].killed = true
+                kill(workers[wi].pid, SIGKILL)
             }
             var replacements: [Worker] = []
             var removed = Set<Int>()
@@ -149,6 +172,8 @@ package final class TestWorkerPool {
                             }
                         } else if line.hasPrefix("C") {
                             coverage(line)
+                        } else if line.hasPrefix("F\t") {
+                            workers[wi].lastWords = TestProtocol.unescape(line.dropFirst(2))
                         } else if let rec = TestProtocol.decode(Substring(line), file: files[cur].path) {
                             record(cur, rec)
                         }
@@ -163,9 +188,16 @@ package final class TestWorkerPool {
                 removed.insert(wi)
                 if let cur = w.current {
                     let path = files[cur].path
-                    record(cur, TestRecord(file: path, name: path, status: .error,
-                                           message: "the test worker crashed (\(how)) while running \(path); the other files were not affected",
-                                           location: path + ":0"))
+                    let message: String
+                    if let words = w.lastWords {
+                        message = words + " (the rest of the file was not run)"
+                    } else if w.killed {
+                        message = "time limit exceeded: \(path) ran for more than \(Int(hardLimit)) s and its worker was stopped (the rest of the file was not run)"
+                    } else {
+                        message = "the test worker crashed (\(how)) while running \(path); the other files were not affected"
+                    }
+                    record(cur, TestRecord(file: path, name: path, status: .error, message: message,
+                                           location: TestFramework.location(in: message) ?? path + ":0"))
                     done(cur)
                 }
                 if next < files.count, var fresh = spawnWorker() {

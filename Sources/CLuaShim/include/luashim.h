@@ -6,6 +6,7 @@
 #include <lua.h>
 #include <lualib.h>
 #include <lauxlib.h>
+#include "luashim_limits.h"
 
 /* ---------------------------------------------------------------------------
  * The only C in ResponderSandbox. Swift never calls anything that can raise a
@@ -18,7 +19,8 @@
 typedef int (*luashim_swift_fn)(lua_State *L);
 #define LUASHIM_RAISE (-1)
 
-/** Limits and accounting shared by the allocator and the count hook. */
+/** Limits and accounting shared by the allocator and the limit hook (limits.c). */
+typedef struct luashim_limits luashim_limits;
 typedef struct luashim_control {
     size_t used;            /* bytes currently allocated */
     size_t peak;            /* peak bytes */
@@ -32,10 +34,10 @@ typedef struct luashim_control {
     int limitRaised;        /* the last error came from a limit */
     size_t failAfter;       /* testing: fail host-side allocations after this many (0 = off) */
     int abortPending;       /* a strict violation is unwinding: raise it again at every instruction */
-    volatile int64_t hookTicks;  /* incremented by every hook call (watchdog progress) */
-    void *watchdog;              /* non-NULL while the process watchdog watches this state */
+    int timedOut;           /* sticky: the wall-clock limit (--timeout) was raised */
     volatile int pcallDepth;     /* > 0 while a protected call from the host is running */
     struct luashim_coverage *coverage;  /* line counts while coverage records (else NULL) */
+    struct luashim_limits *lim;  /* timer/hook state (limits.c, luashim_limits.h) */
 } luashim_control;
 
 /* ---------------- line coverage (coverage.c) ---------------- */
@@ -70,10 +72,8 @@ void luashim_reset_limits(lua_State *L, int64_t instructionBudget);
  *  is on, the count hook raises the message at every instruction of any Lua code. */
 void luashim_set_abort(lua_State *L, int on);
 
-/** Starts a watchdog thread for code that runs with hooks off (Lua disables hooks inside __gc
- *  finalizers): when Lua code has run for `seconds` without a single hook call, the process
- *  prints a message naming the cause and exits with status 3. Stopped by luashim_close. */
-void luashim_start_watchdog(lua_State *L, int seconds);
+/** The message of the last time limit raised in the state, or NULL. */
+const char *luashim_timeout_message(lua_State *L);
 
 /** Pushes a Swift function as a Lua C closure going through the trampoline. */
 void luashim_push_swift_function(lua_State *L, luashim_swift_fn fn);

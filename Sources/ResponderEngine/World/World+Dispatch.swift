@@ -47,6 +47,11 @@ extension World {
                            value: dispatcher.value, trace: trace)
         case .unhandled:
             let final = dispatcher.value
+            // Under `disabled` nothing reads the violation: do not format it (a value with a
+            // large field costs real time to describe).
+            if node.effectiveSafetyLevel(default: defaultSafetyLevel) == .disabled {
+                return Outcome(handled: false, by: nil, responder: nil, value: final, trace: trace)
+            }
             let path = dispatcher.path.map(\.description).joined(separator: " > ")
             let message = "unhandled \(final.kind) \(final) from \(node) (path: \(path))"
             let kind: ViolationKind = final.kind == .event ? .unhandledEvent : .unhandledError

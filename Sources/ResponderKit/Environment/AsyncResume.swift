@@ -28,7 +28,7 @@ enum AsyncResume {
         control.pointee.hostDepth = 0
         var nres: Int32 = 0
         // an action, so that a strict violation inside the body aborts it as a whole
-        let result = Result { try m.world.performAction { lua_resume(co, L, nargs, &nres) } }
+        let result = Result { try m.world.performAction { luashim_resume(co, L, nargs, &nres) } }
         control.pointee.hostDepth = savedDepth
         m.L = savedModule
         m.runtime.L = savedRuntime

@@ -8,15 +8,10 @@ public struct ScenarioOptions: Sendable {
     public var safety: String
     /// Print each top-level dispatch's trace to stderr.
     public var trace: Bool
-    /// Seconds Lua may run with its hooks off (inside `__gc`) before the process exits with
-    /// status 3; nil starts no watchdog thread (library use, benchmarks).
-    public var watchdogSeconds: Int? = nil
     /// What coverage the runtime records (`runtime.coverage`).
     public var coverage: CoverageMode = .off
 
-    public init(limits: LuaLimits = .defaults, seed: Int64? = nil, safety: String = "relaxed", trace: Bool = false,
-                watchdogSeconds: Int? = nil) {
-        self.watchdogSeconds = watchdogSeconds
+    public init(limits: LuaLimits = .defaults, seed: Int64? = nil, safety: String = "relaxed", trace: Bool = false) {
         self.limits = limits
         self.seed = seed
         self.safety = safety

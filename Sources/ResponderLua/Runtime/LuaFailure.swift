@@ -8,6 +8,8 @@ public struct LuaFailure: Error, CustomStringConvertible, Sendable {
         case instructionLimit
         /// The memory cap was reached (exit status 3).
         case memoryLimit
+        /// The wall-clock limit (`--timeout`) ran out (exit status 3).
+        case timeout
         /// The user interrupted running code (Ctrl-C in the REPL).
         case interrupted
     }
@@ -26,7 +28,7 @@ public struct LuaFailure: Error, CustomStringConvertible, Sendable {
     }
 
     /// True for the sandbox limits (exit status 3).
-    public var isLimit: Bool { kind == .instructionLimit || kind == .memoryLimit }
+    public var isLimit: Bool { kind == .instructionLimit || kind == .memoryLimit || kind == .timeout }
 
     public var description: String { message }
 }

@@ -11,7 +11,8 @@ public typealias LuaSwiftFunction = @convention(c) (OpaquePointer?) -> Int32
 
 /// Owns one sandboxed `lua_State` and is the single path for every Swift→Lua call.
 ///
-/// The state is created with a capped allocator and an instruction-count hook (see `LuaLimits`).
+/// The state is created with a capped allocator and the limit hook (see `LuaLimits` and
+/// `luashim_limits.h`: instruction budget, wall-clock limit, interrupts).
 /// Errors never unwind Swift frames: Swift functions report errors by status and the C trampoline
 /// raises; calls into Lua go through `call(_:_:)`, a `lua_pcall` with a traceback handler.
 public final class LuaRuntime {
@@ -36,6 +37,7 @@ public final class LuaRuntime {
         }
         self.L = state
         self.limits = limits
+        luashim_limits_reset(state, limits.budget, limits.exactInstructions ? 1 : 0)
         // Lifetime proof: the runtime owns the state and closes it in `deinit`, so every Lua call
         // that reads this pointer (`LuaRuntime.of`) runs while the runtime lives. Test: every spec.
         luashim_set_host(L, Unmanaged.passUnretained(self).toOpaque())
@@ -71,11 +73,26 @@ public final class LuaRuntime {
     /// Bytes the Lua heap uses now.
     public var memoryInUse: Int { Int(control.pointee.used) }
 
-    /// Restores the instruction budget (e.g. before each test file).
-    public func resetLimits() { luashim_reset_limits(L, limits.budget) }
+    /// Restores the instruction budget and clears limit flags (e.g. before each REPL entry).
+    public func resetLimits() { luashim_limits_reset(L, limits.budget, limits.exactInstructions ? 1 : 0) }
 
-    /// Starts the watchdog for code that runs with hooks off (see `luashim_start_watchdog`).
-    public func startWatchdog(seconds: Int) { luashim_start_watchdog(L, Int32(seconds)) }
+    /// Starts the wall-clock limit (`limits.timeoutSeconds`, if any) from now. It covers
+    /// everything until `stopTimeout()`, host work and closing the state included: code the
+    /// limit hook cannot reach (C functions, finalizers, engine work) ends the process with
+    /// exit status 3 and a message a second after the deadline.
+    public func startTimeout() { luashim_set_timeout(L, limits.timeoutMilliseconds) }
+
+    /// Process-wide: the exit status the timer uses when it must end code it cannot interrupt
+    /// (default 3; the REPL's session process asks its supervisor for a new session instead).
+    public static func setHardExitStatus(_ status: Int32) { luashim_set_hard_exit_status(status) }
+
+    /// Ends the wall-clock limit (e.g. a REPL entry is done).
+    public func stopTimeout() { luashim_set_timeout(L, 0) }
+
+    /// Charges host work (nodes visited, bytes formatted) to the instruction budget; true when a
+    /// limit now stops the script (return at once: the trampoline raises it). Never raises.
+    @inline(__always)
+    public func charge(_ units: Int) -> Bool { luashim_charge(L, Int64(units)) != 0 }
 
     /// Sets a global to a Swift function.
     public func setGlobal(_ name: String, _ fn: LuaSwiftFunction) {
@@ -95,8 +112,9 @@ public final class LuaRuntime {
         if status == LUA_OK {
             // a limit swallowed by a script's own pcall still ends the script
             let c = control.pointee
-            if c.limit > 0 && c.memoryExceeded != 0 || c.budgetExceeded != 0 {
-                let message = c.budgetExceeded != 0 ? "instruction limit exceeded" : "not enough memory"
+            if c.limit > 0 && c.memoryExceeded != 0 || c.budgetExceeded != 0 || c.timedOut != 0 {
+                let message = c.timedOut != 0 ? "time limit exceeded"
+                    : c.budgetExceeded != 0 ? "instruction limit exceeded" : "not enough memory"
                 luashim_pop(L, nresults == LUA_MULTRET ? 0 : nresults)
                 control.pointee.limitRaised = 1
                 pushString(message)
@@ -142,6 +160,11 @@ public final class LuaRuntime {
         lua_pushnil(L)
         lua_setfield(L, luashim_registryindex(), "responder.lastTraceback")
         if c.limitRaised != 0 || status == LUA_ERRMEM {
+            if c.timedOut != 0 {
+                let text = luashim_timeout_message(L).map { String(cString: $0) }
+                    ?? "time limit exceeded (\(LuaLimits.describe(seconds: limits.timeoutSeconds ?? 0))); raise it with --timeout SECONDS"
+                return LuaFailure(kind: .timeout, message: text, traceback: traceback)
+            }
             if c.budgetExceeded != 0 {
                 let n = limits.maxInstructions ?? 0
                 return LuaFailure(kind: .instructionLimit,
