@@ -1,4 +1,5 @@
 import ResponderLua
+import ResponderTesting
 import Testing
 #if canImport(Glibc)
 import Glibc
