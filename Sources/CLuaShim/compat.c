@@ -343,6 +343,12 @@ static int compat_next(lua_State *L) {
     return 1;
 }
 
+/* __pairs may yield (as in stock pairs): the call continues here. */
+static int pairs_continue(lua_State *L, int status, lua_KContext ctx) {
+    (void)L; (void)status; (void)ctx;
+    return 3;
+}
+
 static int compat_pairs(lua_State *L) {
     luaL_checkany(L, 1);
     reveal(L, 1);
@@ -352,7 +358,7 @@ static int compat_pairs(lua_State *L) {
         lua_pushnil(L);
     } else {
         lua_pushvalue(L, 1);
-        lua_call(L, 1, 3);
+        lua_callk(L, 1, 3, 0, pairs_continue);
     }
     return 3;
 }

@@ -107,6 +107,43 @@ struct LuaCompatTests {
         #expect(r.stdout == "nil\tnil\tfunction\tfunction\n")
     }
 
+    @Test func pairsLetsPairsMetamethodsYield() throws {
+        // found by scripts/lua-testes (nextvar.lua): the reflective functions must stay yieldable
+        let script = """
+            local t = setmetatable({10, 20, 30}, {__pairs = function(t)
+              local step = coroutine.yield()
+              return function(_, i) if i > 1 then return i - step, t[i - step] end end, t, #t + 1
+            end})
+            local got = {}
+            local co = coroutine.wrap(function() for _, v in pairs(t) do got[#got + 1] = v end end)
+            co(); co(1)
+            print(table.concat(got, " "), pairs({}) == next)
+            """
+        try Self.expectSame(script)
+    }
+
+    @Test func revealingTheNamesKeepsCoroutineWrapStock() throws {
+        // found by scripts/lua-testes (locals.lua): after a reflective look loads the kit, an
+        // error in a wrapped coroutine still closes its to-be-closed variables
+        let script = """
+            for _ in pairs(_G) do end
+            local closed = false
+            local co = coroutine.wrap(function()
+              local x <close> = setmetatable({}, {__close = function() closed = true end})
+              coroutine.yield(1)
+              error(23)
+            end)
+            print(co(), pcall(co))
+            print(closed)
+            local co2 = coroutine.wrap(function()
+              local x <close> = setmetatable({}, {__close = function() error("in close", 0) end})
+              error("body", 0)
+            end)
+            print(pcall(co2))
+            """
+        try Self.expectSame(script)
+    }
+
     // MARK: - issue 14, item 4: require of the standard library names
 
     @Test func requireGivesTheStandardLibraries() throws {
