@@ -240,55 +240,8 @@ void luashim_where(lua_State *L, int level) {
 
 /* ---------------- sandbox ---------------- */
 
-static const char *const removed_base[] = { "dofile", "loadfile", "load", NULL };
-static const char *const kept_os[] = { "time", "clock", "date", NULL };
-
-static int sandbox_load(lua_State *L) {
-    /* load(chunk [, chunkname [, mode [, env]]]) accepting text only */
-    size_t len = 0;
-    const char *chunkname;
-    int env = lua_isnone(L, 4) ? 0 : 4;
-    int status;
-    const char *mode = luaL_optstring(L, 3, "bt");
-    if (strchr(mode, 't') == NULL) {
-        luaL_pushfail(L);
-        lua_pushfstring(L, "attempt to load a text chunk (mode is '%s'); binary chunks are not allowed", mode);
-        return 2;
-    }
-    if (lua_type(L, 1) == LUA_TSTRING) {
-        const char *s = lua_tolstring(L, 1, &len);
-        chunkname = luaL_optstring(L, 2, s);
-        status = luaL_loadbufferx(L, s, len, chunkname, "t");
-    } else {
-        luaL_checktype(L, 1, LUA_TFUNCTION);
-        /* gather pieces from the reader function */
-        luaL_Buffer b;
-        chunkname = luaL_optstring(L, 2, "=(load)");
-        luaL_buffinit(L, &b);
-        for (;;) {
-            lua_pushvalue(L, 1);
-            lua_call(L, 0, 1);
-            if (lua_isnil(L, -1)) { lua_pop(L, 1); break; }
-            if (!lua_isstring(L, -1)) return luaL_error(L, "reader function must return a string");
-            size_t l; const char *p = lua_tolstring(L, -1, &l);
-            if (l == 0) { lua_pop(L, 1); break; }
-            luaL_addvalue(&b);
-        }
-        luaL_pushresult(&b);
-        const char *s = lua_tolstring(L, -1, &len);
-        status = luaL_loadbufferx(L, s, len, chunkname, "t");
-    }
-    if (status == LUA_OK) {
-        if (env != 0) {
-            lua_pushvalue(L, env);
-            if (!lua_setupvalue(L, -2, 1)) lua_pop(L, 1);
-        }
-        return 1;
-    }
-    luaL_pushfail(L);
-    lua_insert(L, -2);
-    return 2;
-}
+static const char *const removed_base[] = { "dofile", "loadfile", NULL };
+static const char *const kept_os[] = { "time", "clock", "date", "difftime", NULL };
 
 void luashim_open_sandbox(lua_State *L) {
     luaL_requiref(L, LUA_GNAME, luaopen_base, 1); lua_pop(L, 1);
@@ -320,8 +273,6 @@ void luashim_open_sandbox(lua_State *L) {
         lua_pushnil(L);
         lua_setglobal(L, *k);
     }
-    lua_pushcfunction(L, sandbox_load);
-    lua_setglobal(L, "load");
     lua_getglobal(L, LUA_COLIBNAME);
     luashim_install_coroutines(L);
     lua_pop(L, 1);

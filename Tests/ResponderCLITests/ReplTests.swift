@@ -278,6 +278,30 @@ struct ReplTerminalTests {
         #expect(try t.waitForExit() == 0)
     }
 
+    @Test func tabCompletesTheKitsNamesAndModuleOnlyNamesStayOutOfGlobals() throws {
+        // issue 10, item 4: names created on first use complete like every other
+        let t = try ReplTerminal.start()
+        try t.expect("> ")
+        t.send("Prefer\t")
+        try t.expect("ence")
+        t.send("\u{03}")
+        try t.expect("> ")
+        t.send("item = View \"Item\"\r")
+        try t.expect("> ")
+        t.send("item:onAsyncTaskSt\t")
+        try t.expect("arted")
+        t.send("\u{03}")
+        try t.expect("> ")
+        t.send("item:onApp\t")
+        try t.expect("ear")
+        t.send("\u{03}")
+        try t.expect("> ")
+        t.send("print(reset, alert, getmetatable(_G), type(responder.reset))\r")
+        try t.expect("nil\tnil\tnil\tfunction\r\n> ")
+        t.send("\u{04}")
+        #expect(try t.waitForExit() == 0)
+    }
+
     @Test func historyIsSavedAndLoaded() throws {
         let t = try ReplTerminal.start()
         try t.expect("> ")

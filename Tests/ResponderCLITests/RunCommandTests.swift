@@ -301,7 +301,7 @@ struct RunCommandTests {
         ("os.exit(3)", "attempt to call a nil value (field 'exit')"),
         ("io.open('/etc/passwd')", "attempt to index a nil value (global 'io')"),
         ("package.loadlib('libc.so.6', 'system')", "attempt to index a nil value (global 'package')"),
-        ("debug.getregistry()", "attempt to index a nil value (global 'debug')"),
+        ("debug.getregistry()", "attempt to call a nil value (field 'getregistry')"),
         ("dofile('x.lua')", "attempt to call a nil value (global 'dofile')"),
         ("loadfile('x.lua')", "attempt to call a nil value (global 'loadfile')"),
         ("string.dump(print)", "attempt to call a nil value (field 'dump')"),
@@ -324,11 +324,11 @@ struct RunCommandTests {
             for k in pairs(os) do names[#names + 1] = k end
             table.sort(names)
             print(table.concat(names, " "))
-            print(package, debug, io, dofile, loadfile, string.dump, collectgarbage ~= nil)
+            print(package, debug.getinfo, io, dofile, loadfile, string.dump, collectgarbage ~= nil)
             """
         let (r, _) = try H.runScript(script)
         #expect(H.exited(r, 0), "\(H.show(r))")
-        #expect(r.stdout == "clock date time\nnil\tnil\tnil\tnil\tnil\tnil\ttrue\n")
+        #expect(r.stdout == "clock date difftime time\nnil\tnil\tnil\tnil\tnil\tnil\ttrue\n")
     }
 
     /// The bytes of a precompiled chunk: `lua5.4`'s `string.dump` when installed, else a
@@ -356,7 +356,9 @@ struct RunCommandTests {
         let r = try H.run(["main.lua"], in: dir)
         #expect(H.exited(r, 1), "\(H.show(r))")
         #expect(r.stdout == "")
-        #expect(H.lines(r.stderr).first == "error: main.lua:1: cannot load 'x.lua': precompiled chunks are not allowed")
+        // Lua 5.4's wording for a module that does not load, with the loader's reason under it
+        #expect(H.lines(r.stderr).prefix(2) == ["error: main.lua:1: error loading module 'x' from file './x.lua':",
+                                                "\tattempt to load a binary chunk (mode is 't')"])
     }
 
     @Test func loadRefusesBinaryChunks() throws {

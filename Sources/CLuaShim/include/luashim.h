@@ -96,6 +96,29 @@ int luashim_load_text(lua_State *L, const char *buff, size_t size, const char *c
 /** Opens the sandboxed standard library set in the global table (SPEC §4). */
 void luashim_open_sandbox(lua_State *L);
 
+/* --- compat.c: what keeps the sandbox stock Lua 5.4 ----------------------- */
+/** After luashim_open_sandbox: text-only streaming `load`, `require` confined to the script
+ *  folder (standard library names give the libraries), `debug.traceback` alone, `warn` as lua.c
+ *  (off until "@on"), and reflective base functions that reveal lazily created names. */
+void luashim_open_compat(lua_State *L);
+/** Loads the regular file `path` as a text chunk the way lua.c does (a byte-order mark and a
+ *  first line starting with '#' are skipped), streaming it. Returns a lua_load status; on
+ *  failure the message is on the stack (LUA_ERRFILE when the file cannot be opened or is not
+ *  a regular file). */
+int luashim_load_file(lua_State *L, const char *path, const char *chunkname);
+/** Pushes a new environment table for host Lua code (the kit) holding pristine standard
+ *  functions, made now, so that nothing a script replaced reaches them. Protected: returns a
+ *  lua_pcall status (on failure the error value is pushed instead). */
+int luashim_push_pristine_env(lua_State *L);
+/** Sets the folder `require` loads from (and never leaves). */
+void luashim_set_script_directory(lua_State *L, const char *dir);
+/** Pops a function and makes it the reveal function of the metatable at `mtIndex`: the first
+ *  reflective look at a table with that metatable (getmetatable, setmetatable, next, pairs,
+ *  rawget) calls it, and it must create every lazy name and remove the metatable. */
+void luashim_set_lazy_reveal(lua_State *L, int mtIndex);
+/** Removes the metatable of the table at `idx` when it is a lazy one; returns whether it was. */
+int luashim_drop_lazy_metatable(lua_State *L, int idx);
+
 /** Safe tostring (uses __tostring/__name) in protected mode; pushes a string. Never raises. */
 void luashim_tostring(lua_State *L, int idx);
 

@@ -77,7 +77,7 @@ enum EnvironmentBinding {
         defer { lua_settop(L, top) }
 
         // M: the module table
-        lua_getfield(L, luashim_registryindex(), "responder.loaded")
+        lua_getfield(L, luashim_registryindex(), "_LOADED")
         lua_getfield(L, -1, "responder")
         luashim_remove(L, -2)
         let module = lua_gettop(L)
@@ -85,6 +85,12 @@ enum EnvironmentBinding {
             Console.error("internal error: the responder kit prelude does not compile\n")
             return
         }
+        // its globals: pristine library functions made now, whatever the script replaced
+        guard luashim_push_pristine_env(L) == LUA_OK else {
+            Console.error("internal error: the responder kit's environment could not be made\n")
+            return
+        }
+        _ = lua_setupvalue(L, -2, 1)
         // K: the Swift helpers
         let helpers: [(String, LuaSwiftFunction)] = [
             ("isNode", isNode), ("kit", kit), ("subtree", subtree), ("invoke", invoke),

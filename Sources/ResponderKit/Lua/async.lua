@@ -234,9 +234,12 @@ coroutine.resume = function(co, ...)
   if type(co) ~= "thread" then argerr(1, "resume", "coroutine", co) end
   return resumed(resume(co, ...))
 end
-local function wrapped(tag, ...)
+local coclose = coroutine.close
+local function wrapped(co, tag, ...)
   if tag == "error" then
-    local err = ...
+    -- as Lua's own wrap: the dead coroutine's to-be-closed variables are closed (an error one
+    -- of them raises replaces the original)
+    local _, err = coclose(co)
     error(err, 2)
   end
   return ...
@@ -244,7 +247,7 @@ end
 coroutine.wrap = function(f)
   if type(f) ~= "function" then argerr(1, "wrap", "function", f) end
   local co = cocreate(f)
-  return function(...) return wrapped(resume(co, ...)) end
+  return function(...) return wrapped(co, resume(co, ...)) end
 end
 
 local function AsyncButton(title)

@@ -113,19 +113,21 @@ public enum ResponderModule {
         return true
     }
 
-    /// Creates every lazy name now (before a script replaces the global table's metatable, and
-    /// for listings such as the REPL's completion).
+    /// Creates every lazily created name now: module functions in the module table, the
+    /// public ones also as globals (a name the script has set keeps the script's value), the
+    /// extension's (kit's) functions and every node method; then removes the lazy metatables, so
+    /// the global table and the module table look as if everything had been there from the start.
     static func materialize(_ m: ModuleState) {
         let L = m.L
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
         luashim_pushglobaltable(L)
         let globals = lua_gettop(L)
-        lua_getfield(L, luashim_registryindex(), "responder.loaded")
+        LuaRuntime.pushLoadedTable(L)
         lua_getfield(L, -1, "responder")
         let module = lua_gettop(L)
         for (name, fn) in lazyFunctions.merging(m.moduleExtension?.functions ?? [:], uniquingKeysWith: { a, _ in a }) {
-            for table in [module, globals] {
+            for table in [module, globals] where table == module || !moduleOnly.contains(name) {
                 m.runtime.pushString(name)
                 if lua_rawget(L, table) == LUA_TNIL {
                     m.runtime.pushString(name)
@@ -138,6 +140,13 @@ public enum ResponderModule {
         let methodNames = Array(lazyMethods.keys) + Array(m.moduleExtension?.methods.keys ?? [:].keys)
             + (m.moduleExtension?.luaMethodNames ?? [])
         for name in methodNames { if lazyMethod(m, name) { luashim_pop(L, 1) } }
+        // the extension's Lua functions: loading them sets them where unset in both tables
+        for name in m.moduleExtension?.luaFunctionNames ?? [] {
+            _ = m.moduleExtension!.pushLuaFunction(m, "f", name)  // the function, or a message
+            luashim_pop(L, 1)
+        }
+        _ = luashim_drop_lazy_metatable(L, module)
+        _ = luashim_drop_lazy_metatable(L, globals)
     }
 
     /// Creates every lazily created name now (the REPL does, so completion lists them).
@@ -145,33 +154,12 @@ public enum ResponderModule {
         if let m = runtime.moduleState { materialize(m) }
     }
 
-    /// `setmetatable` that first creates the lazy globals when a script sets the global table's
-    /// metatable (a strict-mode helper, say), so no module name gets lost.
-    static let guardedSetmetatable: LuaSwiftFunction = { L in
-        let m = ModuleState.enter(L)
-        guard lua_type(L, 1) == LUA_TTABLE else {
-            return m.argError(1, "setmetatable", "table", 1)
-        }
-        guard lua_type(L, 2) == LUA_TTABLE || lua_type(L, 2) == LUA_TNIL else {
-            return m.argError(2, "setmetatable", "nil or table", 2)
-        }
-        if luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL {
-            luashim_pop(L, 1)
-            return m.fail("cannot change a protected metatable")
-        }
-        luashim_pushglobaltable(L)
-        let isGlobals = lua_rawequal(L, 1, -1) != 0
-        luashim_pop(L, 1)
-        if isGlobals {
-            materialize(m)
-            for name in m.moduleExtension?.luaFunctionNames ?? [] {
-                guard m.moduleExtension!.pushLuaFunction(m, "f", name) else { return LUASHIM_RAISE }
-                luashim_pop(L, 1)
-            }
-        }
-        lua_settop(L, 2)
-        lua_setmetatable(L, 1)
-        return 1
+    /// The reveal function of the lazy metatables (see `luashim_set_lazy_reveal`): the first
+    /// reflective look at the global or the module table (`getmetatable`, `setmetatable`,
+    /// `next`, `pairs`, `rawget`) creates everything first.
+    static let reveal: LuaSwiftFunction = { L in
+        materialize(ModuleState.enter(L))
+        return 0
     }
 
     /// Installs the module table as `require "responder"` and copies its public names to globals.
@@ -258,15 +246,16 @@ public enum ResponderModule {
             }
             luashim_pop(L, 1)
         }
+        // their metatables are invisible: any reflective look reveals everything and removes them
         for (table, isModule) in [(module, true), (globals, false)] {
-            lua_createtable(L, 0, 1)
+            lua_createtable(L, 0, 2)
             lua_pushboolean(L, isModule ? 1 : 0)
             luashim_push_swift_closure(L, lazyName, 1)
             lua_setfield(L, -2, "__index")
+            luashim_push_swift_function(L, reveal)
+            luashim_set_lazy_reveal(L, -2)
             lua_setmetatable(L, table)
         }
-        luashim_push_swift_function(L, guardedSetmetatable)
-        lua_setfield(L, globals, "setmetatable")
         luashim_pop(L, 1)
         lua_pushvalue(L, module)
         lua_setglobal(L, "responder")

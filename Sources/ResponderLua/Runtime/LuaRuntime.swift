@@ -21,14 +21,22 @@ public final class LuaRuntime {
     @exclusivity(unchecked) public package(set) var L: OpaquePointer
     /// Limits the state was created with.
     public let limits: LuaLimits
-    /// Folder that `require` resolves against.
-    public var scriptDirectory: String = "."
+    /// Folder that `require` resolves against (and never leaves).
+    public var scriptDirectory: String = "." {
+        didSet { luashim_set_script_directory(L, scriptDirectory) }
+    }
     /// Objects the embedding attaches to this runtime (the responder module's world, …).
     public var extensions: [ObjectIdentifier: AnyObject] = [:]
     /// The `responder` module's per-state data, once installed.
     package var moduleState: ModuleState?
     /// Coverage being recorded for this state, if any (see `CoverageRecorder.install`).
-    public internal(set) var coverage: CoverageRecorder?
+    public internal(set) var coverage: CoverageRecorder? {
+        didSet {
+            // files `require` loads (in C) are registered through this function
+            if coverage != nil { luashim_push_swift_function(L, LuaRuntime.chunkLoaded) } else { lua_pushnil(L) }
+            lua_setfield(L, luashim_registryindex(), "responder.chunkLoaded")
+        }
+    }
 
     /// Creates a sandboxed state (SPEC §4) with the given limits and random seed.
     public init(limits: LuaLimits = .defaults, seed: Int64? = nil) throws(LuaFailure) {
@@ -43,6 +51,7 @@ public final class LuaRuntime {
         luashim_set_host(L, Unmanaged.passUnretained(self).toOpaque())
         luashim_gc_generational(L)  // switching runs a full collection: cheapest on the empty heap
         luashim_open_sandbox(L)
+        luashim_open_compat(L)
         if let seed {
             lua_getglobal(L, "math")
             lua_getfield(L, -1, "randomseed")
@@ -50,7 +59,6 @@ public final class LuaRuntime {
             _ = luashim_pcall(L, 1, 0)
             luashim_pop(L, 1)
         }
-        setGlobal("require", LuaRuntime.requireFunction)
         lua_settop(L, 0)
     }
 
@@ -235,14 +243,33 @@ public final class LuaRuntime {
         return popFailure(status: status)
     }
 
+    /// Loads a script file as `lua` does (a byte-order mark and a `#!` first line are skipped),
+    /// streaming it into the parser; only regular files are read, text chunks only. Leaves the
+    /// function on the stack.
+    public func loadFile(_ path: String, chunkname: String) -> LuaFailure? {
+        let status = luashim_load_file(L, path, chunkname)
+        if status == LUA_OK {
+            if let coverage, case .success(let bytes) = FileText.read(path) {
+                coverage.registerChunk(self, chunkname: chunkname, bytes: bytes)
+            }
+            return nil
+        }
+        return popFailure(status: status)
+    }
+
+    /// `chunkLoaded(fn, chunkname, path)`: called by `require` after it loaded a file, while
+    /// coverage is recorded (registers the chunk's lines).
+    static let chunkLoaded: LuaSwiftFunction = { L in
+        let rt = LuaRuntime.of(L)
+        guard let coverage = rt.coverage, let chunkname = rt.string(at: 2), let path = rt.string(at: 3),
+              case .success(let bytes) = FileText.read(path) else { return 0 }
+        lua_settop(L, 1)
+        coverage.registerChunk(rt, chunkname: chunkname, bytes: bytes)
+        return 0
+    }
+
     /// Runs a script file: chunk name is the path as given, `arg` is set as `lua` does.
     public func runFile(_ path: String, arguments: [String] = []) throws(LuaFailure) {
-        let bytes: [UInt8]
-        switch FileText.read(path) {
-        case .success(let b): bytes = b
-        case .failure(let problem):
-            throw LuaFailure(kind: .script, message: "cannot open \(path): \(problem)")
-        }
         scriptDirectory = FileText.directory(of: path)
         lua_createtable(L, Int32(arguments.count), 1)
         pushString(path)
@@ -252,7 +279,7 @@ public final class LuaRuntime {
             lua_rawseti(L, -2, lua_Integer(i + 1))
         }
         lua_setglobal(L, "arg")
-        if let failure = load(bytes, chunkname: "@" + path) { throw failure }
+        if let failure = loadFile(path, chunkname: "@" + path) { throw failure }
         for a in arguments { pushString(a) }
         if let failure = call(Int32(arguments.count), 0) { throw failure }
     }
@@ -339,59 +366,9 @@ public final class LuaRuntime {
 
     // MARK: - require
 
-    /// Pushes the table of the modules `require` has loaded (`responder.loaded` in the
-    /// registry) onto the stack of `L`, making it on first use.
+    /// Pushes the table of loaded modules (Lua's `package.loaded`, kept in the registry; `require`
+    /// looks there first, so the standard libraries and `responder` are found by name).
     static func pushLoadedTable(_ L: OpaquePointer?) {
-        lua_getfield(L, luashim_registryindex(), "responder.loaded")
-        if lua_type(L, -1) != LUA_TTABLE {
-            luashim_pop(L, 1)
-            luashim_newtable(L)
-            lua_pushvalue(L, -1)
-            lua_setfield(L, luashim_registryindex(), "responder.loaded")
-        }
-    }
-
-    /// `require(name)`: the `responder` module, or a `.lua` source file relative to the script.
-    static let requireFunction: LuaSwiftFunction = { L in
-        let rt = LuaRuntime.of(L)
-        guard lua_type(L, 1) == LUA_TSTRING, let name = rt.string(at: 1) else {
-            return rt.raise("\(rt.whereString())bad argument #1 to 'require' (string expected, got \(String(cString: luashim_typename_at(L, 1))))")
-        }
-        pushLoadedTable(L)
-        let loaded = lua_gettop(L)
-        rt.pushString(name)
-        if lua_rawget(L, loaded) != LUA_TNIL { return 1 }
-        luashim_pop(L, 1)
-        if name == "responder" {
-            return rt.raise("\(rt.whereString())module 'responder' not found: this runtime has no responder module")
-        }
-        let relative = name.split(separator: ".", omittingEmptySubsequences: false).joined(separator: "/")
-        let file = rt.scriptDirectory == "." ? "\(relative).lua" : "\(rt.scriptDirectory)/\(relative).lua"
-        let bytes: [UInt8]
-        switch FileText.read(file) {
-        case .success(let b): bytes = b
-        case .failure:
-            return rt.raise("\(rt.whereString())module '\(name)' not found: no file '\(file)'")
-        }
-        if bytes.first == 0x1B {
-            return rt.raise("\(rt.whereString())cannot load '\(file)': precompiled chunks are not allowed")
-        }
-        let status = bytes.withUnsafeBufferPointer { buf in
-            buf.withMemoryRebound(to: CChar.self) { cbuf in ("@" + file).withCString { luashim_load_text(L, cbuf.baseAddress, cbuf.count, $0) } }
-        }
-        if status != LUA_OK { return LUASHIM_RAISE }
-        rt.coverage?.registerChunk(rt, chunkname: "@" + file, bytes: bytes)
-        rt.pushString(name)
-        rt.pushString(file)
-        let st = luashim_pcall(L, 2, 1)
-        if st != LUA_OK { return LUASHIM_RAISE }
-        if lua_type(L, -1) == LUA_TNIL {
-            luashim_pop(L, 1)
-            lua_pushboolean(L, 1)
-        }
-        rt.pushString(name)
-        lua_pushvalue(L, -2)
-        lua_rawset(L, loaded)
-        return 1
+        lua_getfield(L, luashim_registryindex(), "_LOADED")
     }
 }
