@@ -143,10 +143,11 @@ package final class ExploreHost {
     package func offers() -> [Offer] {
         var result: [Offer] = []
         if let root = m.world.root {
+            let kit = ControlIntrospector(m)
             var stack = [root]
             while let node = stack.popLast() {
                 if !ignores.isEmpty, ignores.contains(where: { ExploreHost.matches(node, $0.name, $0.id) }) { continue }
-                appendOffers(for: node, to: &result)
+                appendOffers(for: node, kit, to: &result)
                 var i = node.children.count
                 while i > 0 { i -= 1; stack.append(node.children[i]) }
             }
@@ -179,9 +180,9 @@ package final class ExploreHost {
         return lua_toboolean(L, -1) != 0
     }
 
-    private func appendOffers(for node: Node, to result: inout [Offer]) {
-        if let c = ControlIntrospection.control(m, node) {
-            if isDisabled(node) { return }
+    private func appendOffers(for node: Node, _ kit: ControlIntrospector, to result: inout [Offer]) {
+        if let c = kit.control(node) {
+            if kit.isDisabled(node) { return }
             switch c.kind {
             case .button: result.append(Offer(group: "tap", kind: .tap, node: node, detail: 1))
             case .toggle: result.append(Offer(group: "toggle", kind: .toggle, node: node, detail: 0))
@@ -198,19 +199,19 @@ package final class ExploreHost {
             return
         }
         if !node.tapActions.isEmpty {
-            if isDisabled(node) { return }
+            if kit.isDisabled(node) { return }
             var counts: [Int] = []
             for a in node.tapActions where !counts.contains(a.count) { counts.append(a.count) }
             for n in counts { result.append(Offer(group: "tap", kind: .tap, node: node, detail: n)) }
-        } else if ControlIntrospection.sendsTouchUpInside(m, node) {
-            if isDisabled(node) { return }
+        } else if kit.sendsTouchUpInside(node) {
+            if kit.isDisabled(node) { return }
             result.append(Offer(group: "send", kind: .sendActions, node: node, detail: 0))
         }
     }
 
     /// Whether the node reports itself disabled (SPEC §2.10), as the kit answers it.
     private func isDisabled(_ node: Node) -> Bool {
-        ControlIntrospection.isDisabled(m, node)
+        ControlIntrospector(m).isDisabled(node)
     }
 
     private func customWhen(_ index: Int) -> Bool {

@@ -24,11 +24,52 @@ package struct ControlInfo: Sendable, Equatable {
     }
 }
 
+/// Read-only questions about the kit's controls, for many nodes in a row (one walk of a tree):
+/// the kit's registry is looked up once.
+package struct ControlIntrospector {
+    let m: ModuleState
+    let registry: KitRegistry
+
+    package init(_ m: ModuleState) {
+        self.m = m
+        self.registry = m.kit
+    }
+
+    /// The control `node` is, or nil.
+    package func control(_ node: Node) -> ControlInfo? {
+        guard node.host >= ControlKind.button.rawValue, let k = registry.kit(node) else { return nil }
+        return ControlIntrospection.info(node, k)
+    }
+
+    /// Whether `node` has `touchUpInside` entries in its dispatch table (a target–action sender).
+    package func sendsTouchUpInside(_ node: Node) -> Bool {
+        registry.kit(node)?.handlers.contains { $0.event == .touchUpInside } ?? false
+    }
+
+    /// Whether simulated input on `node` performs nothing (see `ControlIntrospection.isDisabled`).
+    /// Nodes with no `disabled` setting and no AsyncButton above them are answered without Lua.
+    package func isDisabled(_ node: Node) -> Bool {
+        var current: Node? = node
+        while let n = current {
+            if let k = registry.kit(n), k.disabled != nil || k.loading != nil {
+                return ControlIntrospection.isDisabled(m, node)
+            }
+            current = n.parent
+        }
+        return false
+    }
+}
+
 /// Read-only questions about the kit's controls.
 package enum ControlIntrospection {
     /// The control `node` is, or nil.
     package static func control(_ m: ModuleState, _ node: Node) -> ControlInfo? {
-        guard let kind = ControlKind.of(node), let c = m.kit.kit(node)?.control else { return nil }
+        guard let k = m.kit.kit(node) else { return nil }
+        return info(node, k)
+    }
+
+    static func info(_ node: Node, _ nodeKit: NodeKit) -> ControlInfo? {
+        guard let kind = ControlKind.of(node), let c = nodeKit.control else { return nil }
         let k: ControlInfo.Kind
         switch kind {
         case .button: k = .button

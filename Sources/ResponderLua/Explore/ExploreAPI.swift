@@ -1,6 +1,9 @@
 import CLua
 import CLuaShim
 import ResponderEngine
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The `explore` global (SPEC §3.5): made on first use from `ExploreLua`'s chunk, with the Swift
 /// helpers it needs. Its registrations live in the registry (`responder.explore`) where the
@@ -15,10 +18,7 @@ package enum ExploreAPI {
         let L = m.L
         if lua_getfield(L, luashim_registryindex(), tableKey) == LUA_TTABLE { return true }
         luashim_pop(L, 1)
-        if let failure = m.runtime.load(ExploreLua.source, chunkname: ExploreLua.chunkname) {
-            m.runtime.pushString("internal error: the explore table does not compile: \(failure.message)")
-            return false
-        }
+        if !loadChunk(m) { return false }
         let helpers: [(String, LuaSwiftFunction)] = [("root", root), ("luaErrors", luaErrors), ("scenario", scenario),
                                                         ("generation", generation), ("liveTasks", liveTasks)]
         lua_createtable(L, 0, Int32(helpers.count))
@@ -33,6 +33,34 @@ package enum ExploreAPI {
         lua_setfield(L, luashim_registryindex(), registryKey)
         lua_pushvalue(L, -1)
         lua_setfield(L, luashim_registryindex(), tableKey)
+        return true
+    }
+
+    /// The chunk compiled once per process; later states load its dump (the host's own trusted
+    /// chunk, never script input), which `explore`'s fresh state per run makes worth it.
+    nonisolated(unsafe) private static var bytecode: [UInt8]?
+    private static let bytecodeLock = CacheLock()
+
+    /// Pushes the explore chunk's function; false (a message pushed) when it cannot be made.
+    private static func loadChunk(_ m: ModuleState) -> Bool {
+        let L = m.L
+        if let code = bytecodeLock.withLock({ bytecode }) {
+            let status = code.withUnsafeBufferPointer { buf in
+                buf.withMemoryRebound(to: CChar.self) { luaL_loadbufferx(L, $0.baseAddress, $0.count, ExploreLua.chunkname, "b") }
+            }
+            if status == LUA_OK { return true }
+            luashim_pop(L, 1)
+        }
+        if let failure = m.runtime.load(ExploreLua.source, chunkname: ExploreLua.chunkname) {
+            m.runtime.pushString("internal error: the explore table does not compile: \(failure.message)")
+            return false
+        }
+        var size = 0
+        if let dump = luashim_dump_function(L, -1, &size) {
+            let bytes = Array(UnsafeBufferPointer(start: dump, count: size))
+            free(dump)
+            bytecodeLock.withLock { bytecode = bytes }
+        }
         return true
     }
 
