@@ -118,6 +118,11 @@ public final class World {
         if actionDepth == 0 { pendingAbort = nil }
     }
 
+    /// Whether violations at `node` are dropped (`disabled` safety): callers skip building them.
+    public func violationsDisabled(at node: Node) -> Bool {
+        node.effectiveSafetyLevel(default: defaultSafetyLevel) == .disabled
+    }
+
     /// Applies the safety policy to a violation.
     ///
     /// `relaxed` appends it to ``warnings`` and sends ``Violation/warningLine`` to

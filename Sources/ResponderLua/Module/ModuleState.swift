@@ -283,6 +283,9 @@ package final class ModuleState {
     /// `file:line: bad argument #n to 'name' (expected expected, got …)` and LUASHIM_RAISE.
     package func argError(_ n: Int, _ name: String, _ expected: String, _ index: Int32) -> Int32 {
         let got = lua_type(L, index) == LUA_TNONE ? "no value" : kindName(at: index)
+        if n == 0 {  // the self argument, worded as Lua's luaL_argerror words it
+            return runtime.raise("\(runtime.whereString())calling '\(name)' on bad self (\(expected) expected, got \(got))")
+        }
         return runtime.raise("\(runtime.whereString())bad argument #\(n) to '\(name)' (\(expected) expected, got \(got))")
     }
 
