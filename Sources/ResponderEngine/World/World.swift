@@ -65,6 +65,9 @@ public final class World {
     public var driveObserver: ((Node) -> Void)?
     /// How many times ``reset()`` ran (state kept per world "generation" compares it).
     public private(set) var generation = 0
+    /// Called once when the outermost running action ends, then cleared (set it again for the
+    /// next one). The bridge releases what it kept alive for the action's duration.
+    public var afterActions: (() -> Void)?
 
     /// Creates an empty world.
     public init() {}
@@ -115,7 +118,13 @@ public final class World {
 
     func endAction() {
         actionDepth -= 1
-        if actionDepth == 0 { pendingAbort = nil }
+        if actionDepth == 0 {
+            pendingAbort = nil
+            if let hook = afterActions {
+                afterActions = nil
+                hook()
+            }
+        }
     }
 
     /// Whether violations at `node` are dropped (`disabled` safety): callers skip building them.

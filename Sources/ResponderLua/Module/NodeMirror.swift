@@ -21,11 +21,17 @@ extension ModuleState {
     }
 
     /// Removes `child` from its mirrored parent's sibling list.
+    ///
+    /// During an action (a dispatch, a mount…) the engine may still visit the nodes of the tree
+    /// `child` leaves (the dispatch path is fixed when it starts), and their responders' functions
+    /// live in their userdata: both parts stay anchored until the outermost action ends.
     func mirrorUnlink(_ child: Node) {
         guard pushIfCached(child) else { return }
         let c = lua_gettop(L)
+        anchorWhileActing(c)
         if lua_getiuservalue(L, c, NodeSlot.parent) == LUA_TUSERDATA {
             let p = lua_gettop(L)
+            anchorWhileActing(p)
             // walk the sibling list from the parent's first child
             lua_getiuservalue(L, p, NodeSlot.firstChild)
             if lua_rawequal(L, -1, c) != 0 {
@@ -51,6 +57,27 @@ extension ModuleState {
         lua_pushnil(L)
         lua_setiuservalue(L, c, NodeSlot.nextSibling)
         lua_settop(L, c - 1)
+    }
+
+    /// Keeps the value at `index` reachable for Lua's collector until the outermost engine action
+    /// ends (nothing outside an action).
+    func anchorWhileActing(_ index: Int32) {
+        guard world.actionDepth > 0, lua_type(L, index) != LUA_TNIL else { return }
+        let idx = lua_absindex(L, index)
+        if lua_getfield(L, luashim_registryindex(), "responder.actionAnchors") != LUA_TTABLE {
+            luashim_pop(L, 1)
+            luashim_newtable(L)
+            lua_pushvalue(L, -1)
+            lua_setfield(L, luashim_registryindex(), "responder.actionAnchors")
+            // [unowned(unsafe) self]: the world is owned by this module state (proof at `ModuleState`)
+            world.afterActions = { [unowned(unsafe) self] in
+                lua_pushnil(self.L)
+                lua_setfield(self.L, luashim_registryindex(), "responder.actionAnchors")
+            }
+        }
+        lua_pushvalue(L, idx)
+        lua_rawseti(L, -2, lua_Integer(lua_rawlen(L, -2) + 1))
+        luashim_pop(L, 1)
     }
 
     /// Pushes the node's table in user value `slot`, creating it when absent.
