@@ -155,6 +155,7 @@ package final class ModuleState {
         guard let cell = luashim_to_value(L, index, metatable(.value)) else { return nil }
         // Lifetime proof for `live`: see `LuaPayload` (the value's own payload clears it).
         if let live = cell.pointee.live { return Unmanaged<Value>.fromOpaque(live).takeUnretainedValue() }
+        // Lifetime proof for the type: see ``pushNewValue(_:typeAt:)`` (user value 2 keeps it).
         let type = Unmanaged<ValueType>.fromOpaque(luashim_value_type(cell)!).takeUnretainedValue()
         let idx = lua_absindex(L, index)
         var cause: Value?
@@ -170,6 +171,7 @@ package final class ModuleState {
     /// Whether `index` holds a value userdata, and its kind (no Swift value is made).
     func valueKind(at index: Int32) -> ValueKind? {
         guard let cell = luashim_to_value(L, index, metatable(.value)) else { return nil }
+        // (Lifetime: see ``pushNewValue(_:typeAt:)``.)
         return Unmanaged<ValueType>.fromOpaque(luashim_value_type(cell)!).takeUnretainedValue().kind
     }
 
