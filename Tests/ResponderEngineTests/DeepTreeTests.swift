@@ -72,11 +72,25 @@ import Testing
         #expect(deep.pathToRoot.count == 200_002)
     }
 
+    /// A host's view of which nodes are alive: weak references by address.
+    final class Registry {
+        private final class Box { weak var node: Node? }
+        private var boxes: [UnsafeMutableRawPointer: Box] = [:]
+        func track(_ node: Node) {
+            let box = Box()
+            box.node = node
+            boxes[Unmanaged.passUnretained(node).toOpaque()] = box
+        }
+        func resolve(_ key: UnsafeMutableRawPointer) -> Node? { boxes[key]?.node }
+    }
+
     @Test func findByIDWithAnIndexKeepsDocumentOrderAndScope() throws {
-        let index = NodeIndex()
+        let registry = Registry()
+        let index = NodeIndex { registry.resolve($0) }
         func node(_ name: String, _ id: String? = nil, _ children: [Node] = []) -> Node {
             let n = Node(name: name, id: id)
             for child in children { try? n.add(child) }
+            registry.track(n)
             index.register(n)
             return n
         }
@@ -110,17 +124,20 @@ import Testing
     }
 
     @Test func theIndexDoesNotKeepNodesAlive() {
-        let index = NodeIndex()
+        let registry = Registry()
+        let index = NodeIndex { registry.resolve($0) }
         weak var gone: Node?
         do {
             for i in 0..<5_000 {
                 let n = Node(name: "Tmp", id: "t\(i % 3)")
+                registry.track(n)
                 index.register(n)
                 if i == 0 { gone = n }
             }
         }
         #expect(gone == nil)
         let kept = Node(name: "Kept", id: "t1")
+        registry.track(kept)
         index.register(kept)
         #expect(kept.find("#t1", index: index) === kept)
     }

@@ -31,8 +31,6 @@ public final class World {
     /// Nodes that appeared in a nested appear walk while an outer walk runs: the outer walk
     /// skips them, so a node appears once per addition.
     var appearedInNestedWalks: Set<ObjectIdentifier> = []
-    /// Nodes by id, for `#id` selectors (see ``Node/find(_:index:)``); the host registers nodes.
-    public let nodeIndex = NodeIndex()
 
     /// Receives each relaxed-mode diagnostic line (`warning: FILE:LINE: message`).
     /// The default discards it; the bridge prints it to stderr.

@@ -76,7 +76,7 @@ package enum NodeBinding {
                         return m.fail("bad field 'id' in \(node.name) { … } (string expected, got \(m.kindName(at: -1)))")
                     }
                     node.id = m.runtime.string(at: -1)
-                    m.world.nodeIndex.register(node)
+                    m.nodeIndex.register(node)
                     luashim_pop(L, 1)
                     continue
                 }
@@ -146,7 +146,7 @@ package enum NodeBinding {
         guard lua_type(L, 2) == LUA_TSTRING, let sel = m.runtime.string(at: 2) else {
             return m.argError(1, "find", "selector (string)", 2)
         }
-        m.push(node.find(sel, index: m.world.nodeIndex))
+        m.push(node.find(sel, index: m.nodeIndex))
         return 1
     }
 

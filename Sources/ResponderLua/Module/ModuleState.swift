@@ -102,6 +102,24 @@ package final class ModuleState {
     @inline(__always)
     package func metatable(_ kind: ObjectKind) -> Int32 { metatables[kind.rawValue] }
 
+    /// Nodes by id for `find("#id")`. An address resolves only through the identity cache: an
+    /// entry there means the node's userdata (which retains the node) is alive, so the address
+    /// cannot belong to a newer node; every node of a subtree Lua can call `find` on is there
+    /// (the mirror keeps the whole tree's userdata reachable).
+    package lazy var nodeIndex = NodeIndex { [unowned(unsafe) self] key in
+        // [unowned(unsafe) self]: the index is owned by this module state
+        self.cachedNode(key)
+    }
+
+    /// The node at address `key` when its userdata is alive, else nil.
+    func cachedNode(_ key: UnsafeMutableRawPointer) -> Node? {
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(cacheRef))
+        defer { luashim_pop(L, 2) }
+        guard lua_rawgetp(L, -1, key) == LUA_TUSERDATA, let node = node(at: -1),
+              Unmanaged.passUnretained(node).toOpaque() == key else { return nil }
+        return node
+    }
+
     /// Pushes the userdata for `object`, reusing the cached one so identity holds in Lua.
     ///
     /// Lifetime proof: the userdata owns one retain of its object (`passRetained`), given back by
