@@ -106,4 +106,37 @@ struct TreeSafetyTests {
         #expect(r.output.utf8.count < 1_000_000)
         #expect(!H.contains(r.errors, "error"), "\(r.errors)")
     }
+
+    /// Issue 7 item 11: 300 new snapshots in one file used to rewrite the snapshot file at every
+    /// assertion (quadratic: over this budget); they are written once, when the file is done.
+    @Test func manySnapshotsAreWrittenOnceAFile() throws {
+        let spec = """
+            describe("snapshots", function()
+              it("writes 300 snapshots", function()
+                local lines = {}
+                for l = 1, 50 do lines[l] = "line " .. l end
+                local text = table.concat(lines, "\\n")
+                for i = 1, 300 do assert.snapshot("snap " .. i, text .. " " .. (SUFFIX or i)) end
+              end)
+            end)
+            """
+        let dir = try H.folder(["many_spec.lua": spec])
+        defer { H.remove(dir) }
+        let budget = ["--max-instructions", "10000000"]
+        let first = try H.shell(["test", "many_spec.lua"] + budget, in: dir, prefix: "")
+        #expect(H.exited(first, 0), "\(H.show(first))")
+        let written = H.read(dir + "/__snapshots__/many_spec.snap") ?? ""
+        #expect(written.split(separator: "\n").filter { $0.hasPrefix("=== snap ") }.count == 300)
+        #expect(H.contains(written, "| line 50 300"))
+        // unchanged: passes and leaves the file as it was
+        let again = try H.shell(["test", "many_spec.lua"] + budget, in: dir, prefix: "")
+        #expect(H.exited(again, 0), "\(H.show(again))")
+        #expect(H.read(dir + "/__snapshots__/many_spec.snap") == written)
+        // changed and updated: rewritten once with the new text
+        try RunHarness.write(Array("SUFFIX = 'x'\n".utf8) + Array(spec.utf8), to: dir + "/many_spec.lua")
+        let updated = try H.shell(["test", "many_spec.lua", "--update-snapshots"] + budget, in: dir, prefix: "")
+        #expect(H.exited(updated, 0), "\(H.show(updated))")
+        let rewritten = H.read(dir + "/__snapshots__/many_spec.snap") ?? ""
+        #expect(H.contains(rewritten, "| line 50 x") && !H.contains(rewritten, "| line 50 300"))
+    }
 }

@@ -50,15 +50,22 @@ extension Node {
     ///
     /// The walk is iterative (any depth). A node's children are read after `body` ran for it.
     public func forEachInSubtree(_ body: (Node) throws -> Void) rethrows {
-        var stack: [Node] = [self]
-        while let node = stack.popLast() {
+        try body(self)
+        // one frame per level: the children array (as read after `body` ran for its parent)
+        // and the position of the next child to visit
+        var frames: [(children: [Node], next: Int)] = []
+        if !children.isEmpty { frames.append((children, 0)) }
+        while let top = frames.indices.last {
+            let position = frames[top].next
+            guard position < frames[top].children.count else {
+                frames.removeLast()
+                continue
+            }
+            frames[top].next = position + 1
+            let node = frames[top].children[position]
             try body(node)
             let children = node.children
-            var index = children.count
-            while index > 0 {
-                index -= 1
-                stack.append(children[index])
-            }
+            if !children.isEmpty { frames.append((children, 0)) }
         }
     }
 
@@ -78,24 +85,39 @@ extension Node {
         let parsed = Selector(selector)
         if let id = parsed.id, let index {
             var best: Node?
-            for candidate in index.nodes(withID: String(id))
+            for candidate in index.nodes(withID: id)
             where parsed.matches(candidate) && candidate.isDescendant(of: self) {
                 if let current = best, !candidate.precedes(current) { continue }
                 best = candidate
             }
             return best
         }
-        var stack: [Node] = [self]
-        while let node = stack.popLast() {
-            if parsed.matches(node) { return node }
-            let children = node.children
-            var position = children.count
-            while position > 0 {
-                position -= 1
-                stack.append(children[position])
-            }
+        var found: Node?
+        forEachInSubtreeUntil { node in
+            guard parsed.matches(node) else { return false }
+            found = node
+            return true
         }
-        return nil
+        return found
+    }
+
+    /// ``forEachInSubtree(_:)`` that stops when `body` returns true.
+    private func forEachInSubtreeUntil(_ body: (Node) -> Bool) {
+        if body(self) { return }
+        var frames: [(children: [Node], next: Int)] = []
+        if !children.isEmpty { frames.append((children, 0)) }
+        while let top = frames.indices.last {
+            let position = frames[top].next
+            guard position < frames[top].children.count else {
+                frames.removeLast()
+                continue
+            }
+            frames[top].next = position + 1
+            let node = frames[top].children[position]
+            if body(node) { return }
+            let children = node.children
+            if !children.isEmpty { frames.append((children, 0)) }
+        }
     }
 
     /// Every node of the subtree (this node included) matching `selector`, in document order.
@@ -141,16 +163,16 @@ extension Node {
 
 /// A parsed `Name`, `#id` or `Name#id` selector.
 struct Selector {
-    let name: Substring?
-    let id: Substring?
+    let name: String?
+    let id: String?
 
     init(_ text: String) {
         if let hash = text.firstIndex(of: "#") {
             let name = text[..<hash]
-            self.name = name.isEmpty ? nil : name
-            self.id = text[text.index(after: hash)...]
+            self.name = name.isEmpty ? nil : String(name)
+            self.id = String(text[text.index(after: hash)...])
         } else {
-            self.name = text[...]
+            self.name = text
             self.id = nil
         }
     }

@@ -57,6 +57,7 @@ public final class Node: CustomStringConvertible {
         // is about to die (no other owner) gives its children to one worklist first, so no
         // deinit below this one has children left to release.
         guard !children.isEmpty else { return }
+        // (The `Unmanaged` addresses below are only compared with links, never dereferenced.)
         var pending: [Node] = []
         swap(&pending, &children)
         Node.unlinkChildren(pending, from: Unmanaged.passUnretained(self).toOpaque())

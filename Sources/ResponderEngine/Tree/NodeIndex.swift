@@ -1,25 +1,30 @@
 /// Nodes by id, so that `#id` selectors need not scan a subtree.
 ///
-/// The index holds its nodes weakly: it never keeps a node alive. A node is added with
-/// ``register(_:)`` when its id is set (again after every change of id); lookups check each
-/// candidate's current id, so stale entries are harmless, and dead ones are swept as the index
-/// grows.
+/// The index never keeps a node alive and puts nothing on the node (a weak reference would give
+/// every node with an id a side table and slow down all its reference counting): it records
+/// addresses, and the host turns an address back into a node only while that node is alive
+/// (the Lua bridge asks its identity cache, whose entries exist only while the node's userdata
+/// retains the node). A node is added with ``register(_:)`` when its id is set (again after every
+/// change of id); lookups check each candidate's current id, so stale entries are harmless, and
+/// dead ones are swept as the index grows.
 public final class NodeIndex {
-    private struct Entry {
-        weak var node: Node?
-    }
-
-    private var byID: [String: [Entry]] = [:]
+    private var byID: [String: [UnsafeMutableRawPointer]] = [:]
     private var entryCount = 0
     private var sweepAt = 1024
+    private let resolve: (UnsafeMutableRawPointer) -> Node?
 
     /// Creates an empty index.
-    public init() {}
+    /// - Parameter resolve: The live node at a registered address, or `nil` when it is gone.
+    ///   It must never return a node that merely reuses the address of a registered one that
+    ///   died (for example: answer only for nodes the host itself keeps track of).
+    public init(resolve: @escaping (UnsafeMutableRawPointer) -> Node?) {
+        self.resolve = resolve
+    }
 
     /// Records `node` under its current id (nothing when it has none).
     public func register(_ node: Node) {
         guard let id = node.id else { return }
-        byID[id, default: []].append(Entry(node: node))
+        byID[id, default: []].append(Unmanaged.passUnretained(node).toOpaque())
         entryCount += 1
         if entryCount >= sweepAt { sweep() }
     }
@@ -28,8 +33,8 @@ public final class NodeIndex {
     func nodes(withID id: String) -> [Node] {
         guard let entries = byID[id] else { return [] }
         var found: [Node] = []
-        for entry in entries {
-            if let node = entry.node, node.id == id, !found.contains(where: { $0 === node }) {
+        for key in entries {
+            if let node = resolve(key), node.id == id, !found.contains(where: { $0 === node }) {
                 found.append(node)
             }
         }
@@ -38,10 +43,13 @@ public final class NodeIndex {
 
     /// Drops entries of dead nodes and of nodes whose id changed.
     private func sweep() {
-        var kept: [String: [Entry]] = [:]
+        var kept: [String: [UnsafeMutableRawPointer]] = [:]
         var count = 0
         for (id, entries) in byID {
-            let live = entries.filter { $0.node?.id == id }
+            var live: [UnsafeMutableRawPointer] = []
+            for key in entries where resolve(key)?.id == id && !live.contains(key) {
+                live.append(key)
+            }
             if !live.isEmpty {
                 kept[id] = live
                 count += live.count

@@ -17,6 +17,7 @@ extension World {
 
     /// Reports check 3's violation: `value` passed `entry` on `node` undeclared.
     func reportUndeclared(_ entry: ResponderEntry, on node: Node, value: Value) throws {
+        if violationsDisabled(at: node) { return }
         let kind: ViolationKind = entry.kind == .triggers ? .undeclaredEvent : .undeclaredError
         let message = "undeclared \(value.kind) \(value) passed \(entry.label) at \(node)"
         try reportViolation(Violation(kind: kind, message: message, node: node, value: value,
@@ -52,7 +53,7 @@ extension World {
     /// explicit responders are not required at `node`. One violation per missing type.
     func checkExplicitResponders(of node: Node) throws {
         guard node.responders.contains(where: { $0.kind.isDeclaration }),
-              node.effectiveRequireExplicit else { return }
+              node.effectiveRequireExplicit, !violationsDisabled(at: node) else { return }
         for (position, entry) in node.responders.enumerated() where entry.kind.isDeclaration {
             for type in entry.declared
             where !Self.hasExplicitResponder(for: type, on: node, after: position) {
@@ -84,6 +85,7 @@ extension World {
     /// Check 5: each subscriber on `node` needs a publisher for its type or an ancestor type on
     /// an ancestor, or on `node` itself registered after the subscriber (the position rule).
     func checkSubscribers(of node: Node) throws {
+        guard !node.subscribers.isEmpty, !violationsDisabled(at: node) else { return }
         for subscriber in node.subscribers {
             var candidate: Node? = node
             var found = false

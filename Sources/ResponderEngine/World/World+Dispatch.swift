@@ -47,16 +47,15 @@ extension World {
                            value: dispatcher.value, trace: trace)
         case .unhandled:
             let final = dispatcher.value
-            // Under `disabled` nothing reads the violation: do not format it (a value with a
-            // large field costs real time to describe).
-            if node.effectiveSafetyLevel(default: defaultSafetyLevel) == .disabled {
-                return Outcome(handled: false, by: nil, responder: nil, value: final, trace: trace)
+            // the text of a violation nobody sees is never built (it can be large)
+            let level = node.effectiveSafetyLevel(default: defaultSafetyLevel)
+            if level != .disabled {
+                let path = dispatcher.path.map(\.description).joined(separator: " > ")
+                let message = "unhandled \(final.kind) \(final) from \(node) (path: \(path))"
+                let kind: ViolationKind = final.kind == .event ? .unhandledEvent : .unhandledError
+                try reportViolation(Violation(kind: kind, message: message, node: node, value: final,
+                                              location: location ?? locationProvider?()), level: level)
             }
-            let path = dispatcher.path.map(\.description).joined(separator: " > ")
-            let message = "unhandled \(final.kind) \(final) from \(node) (path: \(path))"
-            let kind: ViolationKind = final.kind == .event ? .unhandledEvent : .unhandledError
-            try reportViolation(Violation(kind: kind, message: message, node: node, value: final,
-                                          location: location ?? locationProvider?()))
             return Outcome(handled: false, by: nil, responder: nil, value: final, trace: trace)
         }
     }

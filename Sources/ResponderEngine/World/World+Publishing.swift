@@ -37,11 +37,26 @@ extension World {
             case .lastLevel: item.level == deepest
             }
         }.map(\.subscriber)
+        // The selected subscribers are fixed when the publication starts, and their nodes are held
+        // until it ends: a subscriber (and the bridge's function slot in it, which refers to its
+        // node without retaining it) never outlives its node, even when a subscriber drops
+        // another's node.
+        let nodes = selected.map(\.node)
 
         var steps: [TraceStep] = []
         defer {
             if isTopLevel { lastTrace = Trace(publication: event, path: [origin], steps: steps) }
         }
+        try withExtendedLifetime(nodes) {
+            try deliver(event, to: selected, location: location, steps: &steps)
+        }
+        return selected.count
+    }
+
+    /// Calls each subscriber's body, recording a step per subscriber; errors they raise are
+    /// reported from their node.
+    private func deliver(_ event: Value, to selected: [Subscriber], location: SourceLocation?,
+                         steps: inout [TraceStep]) throws {
         for subscriber in selected {
             guard let node = subscriber.node else { continue }
             let index = (node.subscribers.firstIndex { $0 === subscriber } ?? -1) + 1
@@ -69,7 +84,6 @@ extension World {
                 steps.append(step)
             }
         }
-        return selected.count
     }
 
     /// On `root` itself only subscribers registered before the publisher (`sequence` below

@@ -31,8 +31,6 @@ public final class World {
     /// Nodes that appeared in a nested appear walk while an outer walk runs: the outer walk
     /// skips them, so a node appears once per addition.
     var appearedInNestedWalks: Set<ObjectIdentifier> = []
-    /// Nodes by id, for `#id` selectors (see ``Node/find(_:index:)``); the host registers nodes.
-    public let nodeIndex = NodeIndex()
 
     /// Receives each relaxed-mode diagnostic line (`warning: FILE:LINE: message`).
     /// The default discards it; the bridge prints it to stderr.
@@ -65,6 +63,9 @@ public final class World {
     public var driveObserver: ((Node) -> Void)?
     /// How many times ``reset()`` ran (state kept per world "generation" compares it).
     public private(set) var generation = 0
+    /// Called once when the outermost running action ends, then cleared (set it again for the
+    /// next one). The bridge releases what it kept alive for the action's duration.
+    public var afterActions: (() -> Void)?
 
     /// Creates an empty world.
     public init() {}
@@ -115,7 +116,18 @@ public final class World {
 
     func endAction() {
         actionDepth -= 1
-        if actionDepth == 0 { pendingAbort = nil }
+        if actionDepth == 0 {
+            pendingAbort = nil
+            if let hook = afterActions {
+                afterActions = nil
+                hook()
+            }
+        }
+    }
+
+    /// Whether violations at `node` are dropped (`disabled` safety): callers skip building them.
+    public func violationsDisabled(at node: Node) -> Bool {
+        node.effectiveSafetyLevel(default: defaultSafetyLevel) == .disabled
     }
 
     /// Applies the safety policy to a violation.

@@ -23,10 +23,39 @@ local function notify(node, kind, arg)
 end
 -- How many tasks of each node run (AsyncButton's isLoading).
 local running = setmetatable({}, { __mode = "k" })
-local function unschedule(t)
-  for i = 1, #queue do
-    if queue[i].task == t then tremove(queue, i); return end
+-- The queue is a binary min-heap on (due, seq): scheduling and running a task cost O(log n),
+-- so advancing through n tasks is O(n log n). Unscheduling marks the entry dead instead.
+local function before(a, b) return a.due < b.due or (a.due == b.due and a.seq < b.seq) end
+local function schedule(e)
+  local i = #queue + 1
+  queue[i] = e
+  while i > 1 do
+    local p = i // 2
+    if not before(queue[i], queue[p]) then break end
+    queue[i], queue[p] = queue[p], queue[i]
+    i = p
   end
+end
+local function popDue()
+  local n = #queue
+  local top = queue[1]
+  queue[1] = queue[n]
+  queue[n] = nil
+  n = n - 1
+  local i = 1
+  while true do
+    local l, m = 2 * i, i
+    if l <= n and before(queue[l], queue[m]) then m = l end
+    if l + 1 <= n and before(queue[l + 1], queue[m]) then m = l + 1 end
+    if m == i then break end
+    queue[i], queue[m] = queue[m], queue[i]
+    i = m
+  end
+  return top
+end
+local function unschedule(t)
+  local d = data[t]
+  if d and d.entry then d.entry.dead = true; d.entry = nil end
 end
 local function finish(t, ok, err, traceback)
   local d = data[t]
@@ -63,7 +92,8 @@ local function step(t, ...)
     local seconds = (a == SLEEP and b) or 0
     d.state = "sleeping"
     seq = seq + 1
-    queue[#queue + 1] = { due = now + seconds, seq = seq, task = t }
+    d.entry = { due = now + seconds, seq = seq, task = t }
+    schedule(d.entry)
   elseif tag == "ok" then
     finish(t, true)
   else
@@ -124,19 +154,13 @@ local function advance(seconds)
     argerr(1, "advance", "seconds (non-negative number)", seconds)
   end
   local target = now + seconds
-  while true do
-    local best
-    for i = 1, #queue do
-      local e = queue[i]
-      if e.due <= target and (best == nil or e.due < queue[best].due
-          or (e.due == queue[best].due and e.seq < queue[best].seq)) then
-        best = i
-      end
+  while queue[1] and queue[1].due <= target do
+    local e = popDue()
+    if not e.dead then
+      data[e.task].entry = nil
+      if e.due > now then now = e.due end
+      step(e.task)
     end
-    if not best then break end
-    local e = tremove(queue, best)
-    if e.due > now then now = e.due end
-    step(e.task)
   end
   now = target
   return now

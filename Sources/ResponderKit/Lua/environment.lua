@@ -9,6 +9,9 @@ local View, CancellationError = M.View, M.CancellationError
 local fmt, unpack, tremove = string.format, table.unpack, table.remove
 
 local function argerr(n, fname, expected, v, depth)
+  if n == 0 then  -- the self argument, worded as Lua words it
+    error(fmt("calling '%s' on bad self (%s expected, got %s)", fname, expected, kindName(v)), 3 + (depth or 0))
+  end
   -- a number where a number of some range is expected shows its value: "got number -1"
   local got = (type(v) == "number" and expected:find("number", 1, true)) and fmt("%s %s", kindName(v), tostring(v))
     or kindName(v)
@@ -85,7 +88,7 @@ end
 local NIL = {}
 local function environment(node, key, value)
   checkNode(node, "environment")
-  if key == nil then argerr(1, "environment", "key", key) end
+  if key == nil or key ~= key then argerr(1, "environment", "key (not nil or NaN)", key) end
   local env = list(kit(node), "env")
   if value == nil then env[key] = NIL else env[key] = value end
   return node

@@ -440,6 +440,7 @@ extension ModuleState {
                     try kitCall(2, 0, from: node)
                     return
                 }
+                if world.violationsDisabled(at: node) { return }
                 let path = node.pathToRoot.map(\.description).joined(separator: " > ")
                 let message = "unhandled action \(selector) (\(h.event.rawValue)) from \(node) (path: \(path))"
                 try world.reportViolation(Violation(kind: .unhandledAction, message: message, node: node,

@@ -98,7 +98,10 @@ package enum DispatchBinding {
         } catch {
             return raise(m, error)
         }
-        // keep the mounted tree reachable for Lua's collector
+        // keep the mounted tree reachable for Lua's collector (the old one until the action ends)
+        lua_getfield(L, luashim_registryindex(), "responder.mounted")
+        m.anchorWhileActing(-1)
+        luashim_pop(L, 1)
         m.push(root)
         lua_setfield(L, luashim_registryindex(), "responder.mounted")
         lua_settop(L, 1)

@@ -79,7 +79,7 @@ package enum NodeBinding {
                         return m.fail("bad field 'id' in \(node.name) { … } (string expected, got \(m.kindName(at: -1)))")
                     }
                     node.id = m.runtime.string(at: -1)
-                    m.world.nodeIndex.register(node)
+                    m.nodeIndex.register(node)
                     luashim_pop(L, 1)
                     continue
                 }
@@ -162,7 +162,7 @@ package enum NodeBinding {
             return m.argError(1, "find", "selector (string)", 2)
         }
         if let status = checkSelector(m, "find", sel) { return status }
-        m.push(node.find(sel, index: m.world.nodeIndex))
+        m.push(node.find(sel, index: m.nodeIndex))
         return 1
     }
 

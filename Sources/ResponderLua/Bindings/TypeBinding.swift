@@ -66,6 +66,7 @@ enum TypeBinding {
         let m = state(L)
         guard let type = m.valueType(at: 1) else { return m.argError(0, "is", "type", 1) }
         if let cell = luashim_to_value(L, 2, m.metatable(.value)) {
+            // (Lifetime: the value's user value 2 keeps its type; see `ModuleState.pushNewValue`.)
             let t = Unmanaged<ValueType>.fromOpaque(luashim_value_type(cell)!).takeUnretainedValue()
             lua_pushboolean(L, type.isSame(orAncestorOf: t) ? 1 : 0)
         } else if let t = m.valueType(at: 2) {

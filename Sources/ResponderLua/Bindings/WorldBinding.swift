@@ -70,6 +70,9 @@ enum WorldBinding {
 
     static let reset: LuaSwiftFunction = { L in
         let m = state(L)
+        lua_getfield(L, luashim_registryindex(), "responder.mounted")
+        m.anchorWhileActing(-1)
+        luashim_pop(L, 1)
         m.world.reset()
         luashim_set_abort(L, 0)
         lua_pushnil(L)

@@ -102,6 +102,24 @@ package final class ModuleState {
     @inline(__always)
     package func metatable(_ kind: ObjectKind) -> Int32 { metatables[kind.rawValue] }
 
+    /// Nodes by id for `find("#id")`. An address resolves only through the identity cache: an
+    /// entry there means the node's userdata (which retains the node) is alive, so the address
+    /// cannot belong to a newer node; every node of a subtree Lua can call `find` on is there
+    /// (the mirror keeps the whole tree's userdata reachable).
+    package lazy var nodeIndex = NodeIndex { [unowned(unsafe) self] key in
+        // [unowned(unsafe) self]: the index is owned by this module state
+        self.cachedNode(key)
+    }
+
+    /// The node at address `key` when its userdata is alive, else nil.
+    func cachedNode(_ key: UnsafeMutableRawPointer) -> Node? {
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(cacheRef))
+        defer { luashim_pop(L, 2) }
+        guard lua_rawgetp(L, -1, key) == LUA_TUSERDATA, let node = node(at: -1),
+              Unmanaged.passUnretained(node).toOpaque() == key else { return nil }
+        return node
+    }
+
     /// Pushes the userdata for `object`, reusing the cached one so identity holds in Lua.
     ///
     /// Lifetime proof: the userdata owns one retain of its object (`passRetained`), given back by
@@ -155,6 +173,7 @@ package final class ModuleState {
         guard let cell = luashim_to_value(L, index, metatable(.value)) else { return nil }
         // Lifetime proof for `live`: see `LuaPayload` (the value's own payload clears it).
         if let live = cell.pointee.live { return Unmanaged<Value>.fromOpaque(live).takeUnretainedValue() }
+        // Lifetime proof for the type: see ``pushNewValue(_:typeAt:)`` (user value 2 keeps it).
         let type = Unmanaged<ValueType>.fromOpaque(luashim_value_type(cell)!).takeUnretainedValue()
         let idx = lua_absindex(L, index)
         var cause: Value?
@@ -170,6 +189,7 @@ package final class ModuleState {
     /// Whether `index` holds a value userdata, and its kind (no Swift value is made).
     func valueKind(at index: Int32) -> ValueKind? {
         guard let cell = luashim_to_value(L, index, metatable(.value)) else { return nil }
+        // (Lifetime: see ``pushNewValue(_:typeAt:)``.)
         return Unmanaged<ValueType>.fromOpaque(luashim_value_type(cell)!).takeUnretainedValue().kind
     }
 
@@ -283,6 +303,9 @@ package final class ModuleState {
     /// `file:line: bad argument #n to 'name' (expected expected, got …)` and LUASHIM_RAISE.
     package func argError(_ n: Int, _ name: String, _ expected: String, _ index: Int32) -> Int32 {
         let got = lua_type(L, index) == LUA_TNONE ? "no value" : kindName(at: index)
+        if n == 0 {  // the self argument, worded as Lua's luaL_argerror words it
+            return runtime.raise("\(runtime.whereString())calling '\(name)' on bad self (\(expected) expected, got \(got))")
+        }
         return runtime.raise("\(runtime.whereString())bad argument #\(n) to '\(name)' (\(expected) expected, got \(got))")
     }
 

@@ -21,11 +21,17 @@ extension ModuleState {
     }
 
     /// Removes `child` from its mirrored parent's sibling list.
+    ///
+    /// During an action (a dispatch, a mount…) the engine may still visit the nodes of the tree
+    /// `child` leaves (the dispatch path is fixed when it starts), and their responders' functions
+    /// live in their userdata: both parts stay anchored until the outermost action ends.
     func mirrorUnlink(_ child: Node) {
         guard pushIfCached(child) else { return }
         let c = lua_gettop(L)
+        anchorWhileActing(c)
         if lua_getiuservalue(L, c, NodeSlot.parent) == LUA_TUSERDATA {
             let p = lua_gettop(L)
+            anchorWhileActing(p)
             // walk the sibling list from the parent's first child
             lua_getiuservalue(L, p, NodeSlot.firstChild)
             if lua_rawequal(L, -1, c) != 0 {
@@ -51,6 +57,27 @@ extension ModuleState {
         lua_pushnil(L)
         lua_setiuservalue(L, c, NodeSlot.nextSibling)
         lua_settop(L, c - 1)
+    }
+
+    /// Keeps the value at `index` reachable for Lua's collector until the outermost engine action
+    /// ends (nothing outside an action).
+    func anchorWhileActing(_ index: Int32) {
+        guard world.actionDepth > 0, lua_type(L, index) != LUA_TNIL else { return }
+        let idx = lua_absindex(L, index)
+        if lua_getfield(L, luashim_registryindex(), "responder.actionAnchors") != LUA_TTABLE {
+            luashim_pop(L, 1)
+            luashim_newtable(L)
+            lua_pushvalue(L, -1)
+            lua_setfield(L, luashim_registryindex(), "responder.actionAnchors")
+            // [unowned(unsafe) self]: the world is owned by this module state (proof at `ModuleState`)
+            world.afterActions = { [unowned(unsafe) self] in
+                lua_pushnil(self.L)
+                lua_setfield(self.L, luashim_registryindex(), "responder.actionAnchors")
+            }
+        }
+        lua_pushvalue(L, idx)
+        lua_rawseti(L, -2, lua_Integer(lua_rawlen(L, -2) + 1))
+        luashim_pop(L, 1)
     }
 
     /// Pushes the node's table in user value `slot`, creating it when absent.
@@ -101,17 +128,17 @@ extension ModuleState {
 /// Owns one stored Lua function of a node; releases it when the Swift side lets go
 /// (a `once` responder that ran, `removeResponder`, a replaced tap action…).
 ///
-/// The slot can outlive its node (a publication's list of subscribers keeps one whose node a
-/// subscriber dropped), so releasing goes through a weak reference.
+/// Lifetime proof for `node`: a slot is owned by an entry, tap action or subscriber of `node`,
+/// and those are held by `node` itself and otherwise only while `node` is held too: by a trace's
+/// list snapshots (`Trace.deinit` releases them before its path, which holds the node), by
+/// `World.publish` (which holds the selected subscribers' nodes until it ends) and by `tap`'s
+/// loop over the node's actions (its caller holds the node). So `node` is alive whenever the slot
+/// is used or released. (A weak reference would put a side table on every node with a function
+/// and slow down all its reference counting.) Test: "functions stored on nodes" in
+/// scripts/tests/safety/lifetimes_spec.lua.
 final class FunctionSlot {
     let handle: StateHandle
-    /// The node, for calls. Lifetime proof: read only by `invoke`, `invokeSubscriber`,
-    /// `callProducer` and `callAction`, which run while their caller holds the node strongly
-    /// (the dispatch path, the publication's `guard let node`, `tap`'s argument).
-    /// Test: scripts/tests/safety/lifetimes_spec.lua ("functions stored on nodes").
     unowned(unsafe) let node: Node
-    /// The node for `deinit`, which may run after the node went away.
-    private weak var owner: Node?
     let slot: Int32
     /// Whether the function can receive a second argument (so `ctx` is worth building).
     let wantsContext: Bool
@@ -119,7 +146,6 @@ final class FunctionSlot {
     init(_ m: ModuleState, node: Node, functionAt index: Int32) {
         self.handle = m.handle
         self.node = node
-        self.owner = node
         self.slot = m.storeFunction(node, at: index)
         var ar = lua_Debug()
         if lua_type(m.L, index) != LUA_TFUNCTION {
@@ -135,7 +161,7 @@ final class FunctionSlot {
     }
 
     deinit {
-        guard let L = handle.L, let owner, let m = LuaRuntime.of(L).moduleState else { return }
-        m.releaseFunction(owner, slot)
+        guard let L = handle.L, let m = LuaRuntime.of(L).moduleState else { return }
+        m.releaseFunction(node, slot)
     }
 }

@@ -301,5 +301,10 @@ return {
       return
     end
     run_suite(root)
+    local flushed, problem = pcall(flush_snapshots)
+    if not flushed then
+      local where = host.file .. ":0"
+      emit(root, nil, "error", { message = tostring(problem), location = where }, 0, where, nil, "suite " .. host.file)
+    end
   end,
 }

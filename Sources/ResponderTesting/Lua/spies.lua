@@ -331,6 +331,16 @@ end
 
 local notes = nil
 
+-- New or updated snapshots are written once, when the file's tests are done (writing the whole
+-- file at each assertion made n snapshots cost O(n²)).
+local snapshots_dirty = false
+local function flush_snapshots()
+  if snapshots_dirty then
+    snapshots_dirty = false
+    save_snapshots()
+  end
+end
+
 register({ "snapshot" }, 2, function(negate, _, a)
   local name, value = a[1], a[2]
   if type(name) ~= "string" or name == "" or name:find("\n", 1, true) then
@@ -341,14 +351,14 @@ register({ "snapshot" }, 2, function(negate, _, a)
   local stored = snaps[name]
   if stored == nil then
     snaps[name] = text
-    save_snapshots()
+    snapshots_dirty = true
     if notes then notes[#notes + 1] = "snapshot '" .. name .. "' written to " .. snapshot_path end
     return not negate, "snapshot '" .. name .. "' written"
   end
   if stored == text then return true, "Expected the snapshot '" .. name .. "' to differ" end
   if host.update_snapshots then
     snaps[name] = text
-    save_snapshots()
+    snapshots_dirty = true
     if notes then notes[#notes + 1] = "snapshot '" .. name .. "' updated in " .. snapshot_path end
     return not negate, "snapshot updated"
   end

@@ -53,7 +53,7 @@ describe("environment", function()
   it("a nil key is an argument error", function()
     local n = View "N"
     assert.error_matches(function() n:env(nil) end, "bad argument #1 to 'env'")
-    assert.error_matches(function() n.environment(5, "k", 1) end, "bad argument #0 to 'environment' %(node expected, got number%)")
+    assert.error_matches(function() n.environment(5, "k", 1) end, "calling 'environment' on bad self %(node expected, got number%)")
   end)
 end)
 
