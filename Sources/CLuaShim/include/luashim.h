@@ -139,6 +139,13 @@ static inline _Bool luashim_isnoneornil(lua_State *L, int i) { return lua_type(L
 static inline lua_Integer luashim_tointeger(lua_State *L, int i, int *isnum) { return lua_tointegerx(L, i, isnum); }
 static inline lua_Number luashim_tonumber(lua_State *L, int i, int *isnum) { return lua_tonumberx(L, i, isnum); }
 static inline void luashim_pushglobaltable(lua_State *L) { lua_pushglobaltable(L); }
+/* Pushes t[k] without metamethods (an option or spec table given by a script): a metamethod
+   could raise, and an error must never unwind Swift frames. Returns the value's type. */
+static inline int luashim_rawgetfield(lua_State *L, int idx, const char *k) {
+    idx = lua_absindex(L, idx);
+    lua_pushstring(L, k);
+    return lua_rawget(L, idx);
+}
 static inline void luashim_insert(lua_State *L, int i) { lua_insert(L, i); }
 static inline void luashim_remove(lua_State *L, int i) { lua_remove(L, i); }
 static inline void luashim_replace(lua_State *L, int i) { lua_replace(L, i); }

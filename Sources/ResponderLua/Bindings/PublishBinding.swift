@@ -16,13 +16,13 @@ enum PublishBinding {
         if !luashim_isnoneornil(L, 3) {
             guard lua_type(L, 3) == LUA_TTABLE else { return m.argError(2, "publisher", "options table", 3) }
             if let status = m.checkOptionKeys(3, "publisher", allowed: ["destination", "id"]) { return status }
-            if lua_getfield(L, 3, "destination") != LUA_TNIL {
+            if luashim_rawgetfield(L, 3, "destination") != LUA_TNIL {
                 guard let s = m.runtime.string(at: -1), let d = PublishingDestination(rawValue: s) else {
                     return m.fail("bad option 'destination' to 'publisher' (\"lastLevel\", \"firstLevel\" or \"allLevels\" expected)")
                 }
                 destination = d
             }
-            if lua_getfield(L, 3, "id") != LUA_TNIL { id = m.runtime.string(at: -1) }
+            if luashim_rawgetfield(L, 3, "id") != LUA_TNIL { id = m.runtime.string(at: -1) }
         }
         let pub = node.publisher(type: type, destination: destination, id: id)
         m.push(pub, .publisher)

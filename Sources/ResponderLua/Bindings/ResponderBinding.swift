@@ -44,14 +44,14 @@ enum ResponderBinding {
         if luashim_isnoneornil(L, index) { return nil }
         guard lua_type(L, index) == LUA_TTABLE else { return m.argError(n, fname, "options table", index) }
         if let status = m.checkOptionKeys(index, fname, allowed: ["id", "once"]) { return status }
-        let idType = lua_getfield(L, index, "id")
+        let idType = luashim_rawgetfield(L, index, "id")
         if idType == LUA_TSTRING || idType == LUA_TNUMBER {
             id = m.runtime.string(at: -1)
         } else if idType != LUA_TNIL {
             return m.fail("bad option 'id' to '\(fname)' (string expected, got \(m.kindName(at: -1)))")
         }
         luashim_pop(L, 1)
-        let onceType = lua_getfield(L, index, "once")
+        let onceType = luashim_rawgetfield(L, index, "once")
         if onceType == LUA_TBOOLEAN {
             once = lua_toboolean(L, -1) != 0
         } else if onceType != LUA_TNIL {

@@ -56,19 +56,19 @@ package enum TapBinding {
             return m.argError(1, "onTapGesture", "function or table", 2)
         }
         var count = 1
-        if lua_getfield(L, 2, "count") != LUA_TNIL {
+        if luashim_rawgetfield(L, 2, "count") != LUA_TNIL {
             var ok: Int32 = 0
             let n = luashim_tointeger(L, -1, &ok)
             guard ok != 0, n >= 1 else { return m.fail("bad field 'count' in onTapGesture (positive integer expected)") }
             count = Int(n)
         }
         luashim_pop(L, 1)
-        if lua_getfield(L, 2, "trigger") != LUA_TNIL {
+        if luashim_rawgetfield(L, 2, "trigger") != LUA_TNIL {
             switch triggerAction(m, node, at: -1, field: "trigger", owner: "onTapGesture") {
             case .failure(let status): return status
             case .success(let action): node.onTapGesture(count: count, action: action)
             }
-        } else if lua_getfield(L, 2, "perform") != LUA_TNIL, m.isCallable(at: -1) {
+        } else if luashim_rawgetfield(L, 2, "perform") != LUA_TNIL, m.isCallable(at: -1) {
             node.onTapGesture(count: count, action: performAction(m, node, at: -1))
         } else {
             return m.fail("bad argument #1 to 'onTapGesture' (table needs 'trigger' (event or function) or 'perform' (function))")

@@ -96,6 +96,7 @@ enum WorldBinding {
         if let slot = lua_touserdata(L, 1)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self),
            let p = slot.pointee {
             slot.pointee = nil
+            if let L { LuaRuntime.of(L).moduleState?.finalized(p) }
             Unmanaged<AnyObject>.fromOpaque(p).release()  // the retain taken by `ModuleState.push`
         }
         return 0

@@ -57,6 +57,9 @@ package final class ModuleState {
     package let moduleExtension: (any ModuleExtension)?
     /// Registry reference of the weak-valued identity cache (lightuserdata → userdata).
     var cacheRef: Int32 = LUA_NOREF
+    /// True while `lua_close` runs the last finalizers (see ``retained(_:)``).
+    var closing = false
+    private var closingRetains: [UnsafeMutableRawPointer] = []
     /// Registry reference of the node methods table.
     var methodsRef: Int32 = LUA_NOREF
     /// Built-in `LuaError` type.
@@ -135,7 +138,7 @@ package final class ModuleState {
             return
         }
         luashim_pop(L, 1)
-        luashim_push_object(L, Unmanaged.passRetained(object).toOpaque(), metatable(kind), uservalues)
+        luashim_push_object(L, retained(object), metatable(kind), uservalues)
         lua_pushvalue(L, -1)
         lua_rawsetp(L, -3, key)
         luashim_remove(L, -2)
@@ -143,7 +146,30 @@ package final class ModuleState {
 
     /// Pushes a fresh userdata for `object` without caching (outcomes, contexts).
     func pushFresh(_ object: AnyObject, _ kind: ObjectKind) {
-        luashim_push_object(L, Unmanaged.passRetained(object).toOpaque(), metatable(kind), 0)
+        luashim_push_object(L, retained(object), metatable(kind), 0)
+    }
+
+    /// The retain a new userdata owns. While `lua_close` runs finalizers (`closing`), Lua
+    /// finalizes nothing made from then on, so such retains are also listed and given back once
+    /// the state is closed (``releaseClosingRetains()``); a `__gc` that does run takes its entry
+    /// out first. Test: scripts/tests/safety/finalizers_spec.lua under the sanitizer step.
+    private func retained(_ object: AnyObject) -> UnsafeMutableRawPointer {
+        let p = Unmanaged.passRetained(object).toOpaque()
+        if closing { closingRetains.append(p) }
+        return p
+    }
+
+    /// Called by the userdata `__gc` with the retain it gives back.
+    func finalized(_ p: UnsafeMutableRawPointer) {
+        if closing, let i = closingRetains.lastIndex(of: p) { closingRetains.remove(at: i) }
+    }
+
+    /// Gives back the retains of userdata made while the state closed (after `lua_close`).
+    func releaseClosingRetains() {
+        let list = closingRetains
+        closingRetains = []
+        closing = false
+        for p in list { Unmanaged<AnyObject>.fromOpaque(p).release() }
     }
 
     /// Pushes the cached userdata of `object` if it exists; returns false otherwise (nothing pushed).
@@ -173,17 +199,34 @@ package final class ModuleState {
         guard let cell = luashim_to_value(L, index, metatable(.value)) else { return nil }
         // Lifetime proof for `live`: see `LuaPayload` (the value's own payload clears it).
         if let live = cell.pointee.live { return Unmanaged<Value>.fromOpaque(live).takeUnretainedValue() }
-        // Lifetime proof for the type: see ``pushNewValue(_:typeAt:)`` (user value 2 keeps it).
-        let type = Unmanaged<ValueType>.fromOpaque(luashim_value_type(cell)!).takeUnretainedValue()
-        let idx = lua_absindex(L, index)
+        // The cause chain can be long (an error raised in each of many error responders): walk it
+        // without recursion, keeping each link on the Lua stack with room checked for it (C code
+        // may only use LUA_MINSTACK slots unchecked), then make the Swift values deepest first.
+        // Test: scripts/tests/safety/cause_chain_spec.lua.
+        let base = lua_gettop(L)
+        lua_pushvalue(L, index)
+        var cells = [cell]
         var cause: Value?
-        if lua_getiuservalue(L, idx, 3) == LUA_TUSERDATA { cause = value(at: -1) }
-        luashim_pop(L, 1)
-        lua_pushvalue(L, idx)
-        let payload = LuaPayload(handle: handle, popping: L, hiddenKeys: type === luaErrorType ? ["traceback"] : [])
-        let value = Value(type: type, payload: payload, cause: cause)
-        cell.pointee.live = Unmanaged.passUnretained(value).toOpaque()
-        return value
+        while lua_checkstack(L, 4) != 0 {
+            guard lua_getiuservalue(L, -1, 3) == LUA_TUSERDATA,
+                  let next = luashim_to_value(L, -1, metatable(.value)) else { luashim_pop(L, 1); break }
+            if let live = next.pointee.live {
+                cause = Unmanaged<Value>.fromOpaque(live).takeUnretainedValue()
+                luashim_pop(L, 1)
+                break
+            }
+            cells.append(next)
+        }
+        for (i, link) in cells.enumerated().reversed() {
+            let type = Unmanaged<ValueType>.fromOpaque(luashim_value_type(link)!).takeUnretainedValue()
+            lua_pushvalue(L, base + 1 + Int32(i))
+            let payload = LuaPayload(handle: handle, popping: L, hiddenKeys: type === luaErrorType ? ["traceback"] : [])
+            let value = Value(type: type, payload: payload, cause: cause)
+            link.pointee.live = Unmanaged.passUnretained(value).toOpaque()
+            cause = value
+        }
+        lua_settop(L, base)
+        return cause
     }
 
     /// Whether `index` holds a value userdata, and its kind (no Swift value is made).
@@ -229,21 +272,32 @@ package final class ModuleState {
     }
 
     /// Pushes a value (or nil): its own userdata, with the cause the engine gave it.
+    ///
+    /// The cause chain can be long (an error raised in each of many error responders): it is
+    /// pushed from the deepest cause up without recursion, one link on the Lua stack at a time
+    /// (C code may only use LUA_MINSTACK slots unchecked).
+    /// Test: scripts/tests/safety/cause_chain_spec.lua.
     func push(_ value: Value?) {
         guard let value else { lua_pushnil(L); return }
-        if let payload = value.payload as? LuaPayload {
-            payload.pushUserdata(L)
-        } else {
-            // a value made by the engine itself: give it a userdata of its own fields
-            luashim_newtable(L)
-            if let fields = value.payload as? FieldsPayload {
-                for (k, v) in fields.strings { runtime.pushString(v); lua_setfield(L, -2, k) }
+        var chain: [Value] = []
+        var next: Value? = value
+        while let link = next { chain.append(link); next = link.cause }
+        _ = lua_checkstack(L, 8)
+        for (i, link) in chain.enumerated().reversed() {
+            if let payload = link.payload as? LuaPayload {
+                payload.pushUserdata(L)
+            } else {
+                // a value made by the engine itself: give it a userdata of its own fields
+                luashim_newtable(L)
+                if let fields = link.payload as? FieldsPayload {
+                    for (k, v) in fields.strings { runtime.pushString(v); lua_setfield(L, -2, k) }
+                }
+                pushNewValue(link.type)
             }
-            pushNewValue(value.type)
-        }
-        if let cause = value.cause {
-            push(cause)
-            lua_setiuservalue(L, -2, 3)
+            if i < chain.count - 1 {   // the link's cause was pushed just before it
+                luashim_insert(L, -2)
+                lua_setiuservalue(L, -2, 3)
+            }
         }
     }
 

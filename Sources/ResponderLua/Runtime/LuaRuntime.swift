@@ -63,9 +63,14 @@ public final class LuaRuntime {
     }
 
     deinit {
-        moduleState?.handle.L = nil
+        // Values released here clear their cell's `live` pointer while the state is open, and
+        // `__gc` metamethods that run in `lua_close` may still use the module: the handle turns
+        // nil only once the state is closed (scripts/tests/safety/finalizers_spec.lua).
         moduleState?.world.reset()
+        moduleState?.closing = true
         luashim_close(L)
+        moduleState?.handle.L = nil
+        moduleState?.releaseClosingRetains()
     }
 
     /// The runtime that owns `L` (from the state's extra space).
