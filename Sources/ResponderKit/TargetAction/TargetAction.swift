@@ -369,9 +369,14 @@ extension ModuleState {
             }
             let root = node.pathToRoot.last ?? node
             step(root, 0, "", .unhandled)
-        } else {
-            step(node, index, label, .handled)
+            if world.violationsDisabled(at: node) { return }
+            let path = node.pathToRoot.map(\.description).joined(separator: " > ")
+            let message = "unhandled action \(selector) (\(h.event.rawValue)) from \(node) (path: \(path))"
+            try world.reportViolation(Violation(kind: .unhandledAction, message: message, node: node,
+                                                location: location()))
+            return
         }
+        step(node, index, label, .handled)
         try run(h, from: node)
     }
 
@@ -428,24 +433,9 @@ extension ModuleState {
                     pushActionTable(h, sender: node, selector: selector, targetAt: ti)
                     try kitCall(3, 0, from: node)
                 }
-            } else {
-                for n in node.pathToRoot {
-                    guard let fn = kit.kit(n)?.performer(selector) else { continue }
-                    fn.push(self)
-                    push(node)
-                    push(n)
-                    let ti = lua_gettop(L)
-                    pushActionTable(h, sender: node, selector: selector, targetAt: ti)
-                    luashim_remove(L, ti)
-                    try kitCall(2, 0, from: node)
-                    return
-                }
-                if world.violationsDisabled(at: node) { return }
-                let path = node.pathToRoot.map(\.description).joined(separator: " > ")
-                let message = "unhandled action \(selector) (\(h.event.rawValue)) from \(node) (path: \(path))"
-                try world.reportViolation(Violation(kind: .unhandledAction, message: message, node: node,
-                                                    location: location()))
             }
+            // a nil target is walked (and traced) by run(_:from:index:value:steps:), which never
+            // hands it on here
         }
     }
 
