@@ -5,6 +5,11 @@ import PackageDescription
 /// dispatch hot path; the engine and bridge are single-threaded and checked statically.
 let hotPathSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
 
+/// Executables find `Linking/libstdc++.so` first: a linker script that makes the `-lstdc++` of a
+/// `--static-swift-stdlib` build link the static libstdc++.a, so start-up skips loading and
+/// relocating libstdc++.so.6 (see the file).
+let executableLinking: [LinkerSetting] = [.unsafeFlags(["-L\(Context.packageDirectory)/Linking"])]
+
 let package = Package(
     name: "ResponderSandbox",
     platforms: [.macOS(.v13)],
@@ -43,25 +48,28 @@ let package = Package(
         .target(name: "ResponderREPL", dependencies: ["ResponderKit", "ResponderLua", "CLua", "CLuaShim"],
                 resources: [.embedInCode("Lua")]),
         .target(name: "ResponderExplore",
-                dependencies: ["ResponderKit", "ResponderLua", "ResponderEngine", "CLua", "CLuaShim"]),
+                dependencies: ["ResponderKit", "ResponderLua", "ResponderEngine", "CLua", "CLuaShim"],
+                resources: [.embedInCode("Lua")]),
         .executableTarget(
             name: "ResponderCLI",
             dependencies: [
                 "ResponderREPL", "ResponderTesting", "ResponderKit", "ResponderGraph", "ResponderLua",
                 "ResponderEngine", "ResponderExplore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            linkerSettings: executableLinking
         ),
         .executableTarget(
             name: "ResponderBench",
             dependencies: ["ResponderTesting", "ResponderKit", "ResponderLua", "ResponderEngine", "ResponderExplore",
-                           "CLua", "CLuaShim"]
+                           "CLua", "CLuaShim"],
+            linkerSettings: executableLinking
         ),
         .testTarget(name: "ResponderEngineTests", dependencies: ["ResponderEngine"]),
         .testTarget(name: "ResponderGraphTests", dependencies: ["ResponderGraph", "ResponderKit", "ResponderLua"]),
         .testTarget(name: "ResponderLuaTests",
                     dependencies: ["ResponderKit", "ResponderLua", "ResponderEngine", "CLua", "CLuaShim"]),
-        .testTarget(name: "ResponderCLITests", dependencies: ["ResponderTesting", "ResponderLua"]),
+        .testTarget(name: "ResponderCLITests", dependencies: ["ResponderTesting", "ResponderKit", "ResponderLua"]),
         .testTarget(name: "ResponderExploreTests", dependencies: ["ResponderExplore", "ResponderLua"]),
     ]
 )

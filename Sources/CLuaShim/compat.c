@@ -37,6 +37,7 @@ static int fill(file_reader *r) {
     return n > 0;
 }
 
+/* [-0, +0, -] */
 static const char *read_file_piece(lua_State *L, void *ud, size_t *size) {
     (void)L;
     file_reader *r = (file_reader *)ud;
@@ -47,6 +48,7 @@ static const char *read_file_piece(lua_State *L, void *ud, size_t *size) {
     return p;
 }
 
+/* [-0, +1, -]: the chunk, or the error message */
 int luashim_load_file(lua_State *L, const char *path, const char *chunkname) {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) {
@@ -90,6 +92,7 @@ int luashim_load_file(lua_State *L, const char *path, const char *chunkname) {
 
 typedef struct { int first; } reader_state;
 
+/* [-0, +0, e]: the piece replaces stack slot PIECE_SLOT */
 static const char *call_reader(lua_State *L, void *ud, size_t *size) {
     reader_state *rs = (reader_state *)ud;
     luaL_checkstack(L, 2, "too many nested functions");
@@ -114,6 +117,7 @@ static const char *call_reader(lua_State *L, void *ud, size_t *size) {
 }
 
 /* load(chunk [, chunkname [, mode [, env]]]) as lbaselib's, refusing binary chunks. */
+/* [-0, +(1|2), e]: the chunk, or fail and the message */
 static int compat_load(lua_State *L) {
     size_t len;
     const char *s = lua_tolstring(L, 1, &len);
@@ -149,13 +153,142 @@ static int compat_load(lua_State *L) {
 
 /* ---------------- require ---------------- */
 
+static const char *const MODULE_PATHS_KEY = "responder.modulePaths";
+static const char *const PRELOAD_KEY = "responder.preload";
+
+/* [-0, +0, m] */
 void luashim_set_script_directory(lua_State *L, const char *dir) {
     lua_pushstring(L, dir);
     lua_setfield(L, LUA_REGISTRYINDEX, SCRIPT_DIR_KEY);
 }
 
-/* require(name): a loaded module (the standard libraries are), else `name.lua` (dots become
- * slashes) inside the script folder. Returns the module and the file, like Lua 5.4. */
+/* [-0, +0, m] */
+void luashim_set_module_paths(lua_State *L, const char *templates) {
+    lua_pushstring(L, templates);
+    lua_setfield(L, LUA_REGISTRYINDEX, MODULE_PATHS_KEY);
+}
+
+/* [-0, +1, m] */
+void luashim_push_preload_table(lua_State *L) {
+    if (lua_getfield(L, LUA_REGISTRYINDEX, PRELOAD_KEY) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, PRELOAD_KEY);
+    }
+}
+
+typedef enum { FOUND, MISSING } candidate_result;
+
+/* Whether the real path `realFile` lies inside the folder `dir` (resolved here). */
+static int inside_folder(const char *dir, const char *realFile) {
+    char realDir[PATH_MAX];
+    if (realpath(dir, realDir) == NULL) return 0;
+    size_t dl = strlen(realDir);
+    return strncmp(realFile, realDir, dl) == 0 && (realFile[dl] == '/' || (dl == 1 && realDir[0] == '/'));
+}
+
+/* The folder of a module path template: its part before the first '?' up to the last '/'
+ * ("." when there is none), written to `out` (PATH_MAX bytes). False when too long. */
+static int template_folder(const char *template, size_t tlen, char out[PATH_MAX]) {
+    const char *q = memchr(template, '?', tlen);
+    size_t slash = q ? (size_t)(q - template) : tlen;
+    while (slash > 0 && template[slash - 1] != '/') slash--;
+    size_t n = slash == 0 ? 0 : (slash == 1 ? 1 : slash - 1);
+    if (n >= PATH_MAX) return 0;
+    if (n == 0) { strcpy(out, "."); return 1; }
+    memcpy(out, template, n);
+    out[n] = '\0';
+    return 1;
+}
+
+/* Calls `each(template, length, ud)` for every usable module path template (ending in ".lua",
+ * holding a '?'), in order, until it returns nonzero; returns that value (0 when none did). */
+static int each_template(const char *templates, size_t tlen,
+                         int (*each)(const char *, size_t, void *), void *ud) {
+    const char *end = templates + tlen;
+    for (const char *t = templates; t < end; ) {
+        const char *semi = memchr(t, ';', (size_t)(end - t));
+        size_t one = semi ? (size_t)(semi - t) : (size_t)(end - t);
+        if (one > 4 && memcmp(t + one - 4, ".lua", 4) == 0 && memchr(t, '?', one)) {
+            int r = each(t, one, ud);
+            if (r) return r;
+        }
+        t += one + 1;
+    }
+    return 0;
+}
+
+static int inside_template_folder(const char *template, size_t tlen, void *realFile) {
+    char folder[PATH_MAX];
+    return template_folder(template, tlen, folder) && inside_folder(folder, (const char *)realFile);
+}
+
+/* Whether `file` (a path made from `name`) exists; when it does, its real path is written to
+ * `realFile`. It must lie inside the folder `dir` or, when `templates` is given, inside the
+ * folder of one of those module path templates (Debian's /usr/share/lua/5.4 links into 5.1:
+ * naming both folders lets those files load). A file that exists but leads outside, or is not
+ * a regular file, is an error (raised), not a miss: the script meant that file. */
+/* [-0, +0, v]: raises when the file leads outside */
+static candidate_result try_candidate(lua_State *L, const char *name, const char *dir, const char *file,
+                                      const char *templates, size_t tlen, char realFile[PATH_MAX]) {
+    if (realpath(file, realFile) == NULL) return MISSING;
+    if (templates == NULL) {
+        char realDir[PATH_MAX];
+        if (realpath(dir, realDir) == NULL)
+            luaL_error(L, "module '%s' not found: the script folder '%s' cannot be read", name, dir);
+        if (!inside_folder(dir, realFile))
+            luaL_error(L, "module '%s' not found: '%s' leads outside the script folder", name, file);
+    } else if (!each_template(templates, tlen, inside_template_folder, realFile)) {
+        luaL_error(L, "module '%s' not found: '%s' leads to '%s', outside the --lpath folders "
+                      "(add that file's folder to --lpath to allow it)", name, file, realFile);
+    }
+    struct stat st;
+    if (stat(realFile, &st) != 0 || !S_ISREG(st.st_mode))
+        luaL_error(L, "module '%s' not found: '%s' is not a regular file", name, file);
+    return FOUND;
+}
+
+/* Pushes `template` with each '?' replaced by `name` (dots made slashes). */
+/* [-0, +1, m] */
+static void expand_template(lua_State *L, const char *template, size_t tlen, const char *name) {
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (size_t i = 0; i < tlen; i++) {
+        if (template[i] != '?') { luaL_addchar(&b, template[i]); continue; }
+        for (const char *p = name; *p; p++) luaL_addchar(&b, *p == '.' ? '/' : *p);
+    }
+    luaL_pushresult(&b);
+}
+
+typedef struct {
+    lua_State *L;
+    const char *name, *templates;
+    size_t tlen;
+    char *realFile;
+} template_search;
+
+/* One template: FOUND leaves the file's path in slot 4; a miss adds it to the message in 5. */
+/* [-0, +0, e]: slot 4 (found) or 5 (the miss message) replaced */
+static int try_template(const char *template, size_t tlen, void *ud) {
+    template_search *s = (template_search *)ud;
+    lua_State *L = s->L;
+    expand_template(L, template, tlen, s->name);                    /* 6: the file */
+    if (try_candidate(L, s->name, NULL, lua_tostring(L, 6), s->templates, s->tlen, s->realFile) == FOUND) {
+        lua_replace(L, 4);
+        return 1;
+    }
+    lua_pushfstring(L, "%s\n\tno file '%s'", lua_tostring(L, 5), lua_tostring(L, 6));
+    lua_replace(L, 5);
+    lua_pop(L, 1);
+    return 0;
+}
+
+/* require(name): a loaded module (the standard libraries are), else a preloaded one (the
+ * embedding's built-in modules), else `name.lua` (dots become slashes) inside the script
+ * folder, else through the module path templates (each confined to its folder). Returns the
+ * module and the loader data (the file, or ":preload:"), like Lua 5.4. */
+/* [-0, +2, e]: the module and its file */
 static int compat_require(lua_State *L) {
     size_t len;
     const char *name = luaL_checklstring(L, 1, &len);
@@ -164,6 +297,23 @@ static int compat_require(lua_State *L) {
     lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);           /* 2 */
     if (lua_getfield(L, 2, name) != LUA_TNIL && lua_toboolean(L, -1)) return 1;
     lua_pop(L, 1);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, PRELOAD_KEY) == LUA_TTABLE   /* 3 */
+        && lua_getfield(L, 3, name) != LUA_TNIL) {                   /* 4: the loader */
+        lua_pushvalue(L, 1);
+        lua_pushliteral(L, ":preload:");
+        lua_call(L, 2, 1);
+        if (!lua_isnil(L, -1)) lua_setfield(L, 2, name);
+        else lua_pop(L, 1);
+        if (lua_getfield(L, 2, name) == LUA_TNIL) {
+            lua_pop(L, 1);
+            lua_pushboolean(L, 1);
+            lua_pushvalue(L, -1);
+            lua_setfield(L, 2, name);
+        }
+        lua_pushliteral(L, ":preload:");
+        return 2;
+    }
+    lua_settop(L, 2);
     if (strcmp(name, "responder") == 0)
         return luaL_error(L, "module 'responder' not found: this runtime has no responder module");
     if (name[0] == '/')
@@ -178,19 +328,24 @@ static int compat_require(lua_State *L) {
     for (const char *p = name; *p; p++) luaL_addchar(&b, *p == '.' ? '/' : *p);
     luaL_addstring(&b, ".lua");
     luaL_pushresult(&b);                                            /* 4: the file */
+    char realFile[PATH_MAX];
+    if (try_candidate(L, name, dir, lua_tostring(L, 4), NULL, 0, realFile) == MISSING) {
+        lua_pushfstring(L, "module '%s' not found: no file '%s'", name, lua_tostring(L, 4));  /* 5 */
+        size_t tlen = 0;
+        const char *templates = NULL;
+        if (lua_getfield(L, LUA_REGISTRYINDEX, MODULE_PATHS_KEY) == LUA_TSTRING)
+            templates = lua_tolstring(L, -1, &tlen);
+        lua_replace(L, 3);   /* the templates string stays anchored in slot 3 */
+        template_search search = { L, name, templates, tlen, realFile };
+        if (templates == NULL || !each_template(templates, tlen, try_template, &search)) {
+            luaL_where(L, 1);
+            lua_pushvalue(L, 5);
+            lua_concat(L, 2);
+            return lua_error(L);
+        }
+        lua_settop(L, 4);
+    }
     const char *file = lua_tostring(L, 4);
-    char realDir[PATH_MAX], realFile[PATH_MAX];
-    if (realpath(file, realFile) == NULL)
-        return luaL_error(L, "module '%s' not found: no file '%s'", name, file);
-    if (realpath(dir, realDir) == NULL)
-        return luaL_error(L, "module '%s' not found: the script folder '%s' cannot be read", name, dir);
-    size_t dl = strlen(realDir);
-    int inside = strncmp(realFile, realDir, dl) == 0 && (realFile[dl] == '/' || (dl == 1 && realDir[0] == '/'));
-    if (!inside)
-        return luaL_error(L, "module '%s' not found: '%s' leads outside the script folder", name, file);
-    struct stat st;
-    if (stat(realFile, &st) != 0 || !S_ISREG(st.st_mode))
-        return luaL_error(L, "module '%s' not found: '%s' is not a regular file", name, file);
     lua_pushfstring(L, "@%s", file);                                /* 5 */
     int status = luashim_load_file(L, realFile, lua_tostring(L, 5));
     if (status != LUA_OK)
@@ -225,6 +380,7 @@ static void warn_on(void *ud, const char *message, int tocont);
 static void warn_more(void *ud, const char *message, int tocont);
 
 /* Control messages ("@on", "@off"); true when `message` was one. */
+/* [-0, +0, -]: switches the warning function only */
 static int warn_control(lua_State *L, const char *message, int tocont) {
     if (tocont || message[0] != '@') return 0;
     if (strcmp(message + 1, "off") == 0) lua_setwarnf(L, warn_off, L);
@@ -232,10 +388,12 @@ static int warn_control(lua_State *L, const char *message, int tocont) {
     return 1;
 }
 
+/* [-0, +0, -] */
 static void warn_off(void *ud, const char *message, int tocont) {
     warn_control((lua_State *)ud, message, tocont);
 }
 
+/* [-0, +0, -] */
 static void warn_piece(lua_State *L, const char *message, int tocont) {
     fflush(stdout);
     fputs(message, stderr);
@@ -248,6 +406,7 @@ static void warn_piece(lua_State *L, const char *message, int tocont) {
     fflush(stderr);
 }
 
+/* [-0, +0, -] */
 static void warn_on(void *ud, const char *message, int tocont) {
     lua_State *L = (lua_State *)ud;
     if (warn_control(L, message, tocont)) return;
@@ -256,6 +415,7 @@ static void warn_on(void *ud, const char *message, int tocont) {
     warn_piece(L, message, tocont);
 }
 
+/* [-0, +0, -] */
 static void warn_more(void *ud, const char *message, int tocont) {
     warn_piece((lua_State *)ud, message, tocont);
 }
@@ -264,6 +424,7 @@ static void warn_more(void *ud, const char *message, int tocont) {
 
 /* debug.traceback([thread,] [message [, level]]) as ldblib's: a message that is neither a
  * string nor nil is returned untouched. */
+/* [-0, +1, m] */
 static int compat_traceback(lua_State *L) {
     int arg = 0;
     lua_State *L1 = L;
@@ -283,6 +444,7 @@ static int compat_traceback(lua_State *L) {
 /* When the table at `idx` still carries a lazy metatable (one holding a reveal function),
  * calls it: every lazy name is created and the metatable removed, so what follows sees the
  * table as if everything had been there from the start. */
+/* [-0, +0, e]: runs the reveal function */
 static void reveal(lua_State *L, int idx) {
     if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx)) return;
     if (lua_rawgetp(L, -1, &REVEAL_KEY) == LUA_TFUNCTION) {
@@ -293,6 +455,7 @@ static void reveal(lua_State *L, int idx) {
     }
 }
 
+/* [-0, +0, -] */
 int luashim_drop_lazy_metatable(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
     if (!lua_getmetatable(L, idx)) return 0;
@@ -305,12 +468,14 @@ int luashim_drop_lazy_metatable(lua_State *L, int idx) {
     return lazy;
 }
 
+/* [-1, +0, m] */
 void luashim_set_lazy_reveal(lua_State *L, int mtIndex) {
     /* the function on top of the stack becomes the reveal function of the metatable */
     mtIndex = lua_absindex(L, mtIndex);
     lua_rawsetp(L, mtIndex, &REVEAL_KEY);
 }
 
+/* [-0, +1, e] */
 static int compat_getmetatable(lua_State *L) {
     luaL_checkany(L, 1);
     reveal(L, 1);
@@ -322,6 +487,7 @@ static int compat_getmetatable(lua_State *L) {
     return 1;
 }
 
+/* [-0, +1, e] */
 static int compat_setmetatable(lua_State *L) {
     int t = lua_type(L, 2);
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -334,6 +500,7 @@ static int compat_setmetatable(lua_State *L) {
     return 1;
 }
 
+/* [-0, +(1|2), e] */
 static int compat_next(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     reveal(L, 1);
@@ -344,11 +511,13 @@ static int compat_next(lua_State *L) {
 }
 
 /* __pairs may yield (as in stock pairs): the call continues here. */
+/* [-0, +0, -]: __pairs's three results are already on top */
 static int pairs_continue(lua_State *L, int status, lua_KContext ctx) {
     (void)L; (void)status; (void)ctx;
     return 3;
 }
 
+/* [-0, +3, e] */
 static int compat_pairs(lua_State *L) {
     luaL_checkany(L, 1);
     reveal(L, 1);
@@ -363,6 +532,7 @@ static int compat_pairs(lua_State *L) {
     return 3;
 }
 
+/* [-0, +1, e] */
 static int compat_rawget(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     luaL_checkany(L, 2);
@@ -375,11 +545,13 @@ static int compat_rawget(lua_State *L) {
 /* ---------------- pristine library functions for host Lua code ---------------- */
 
 /* Pushes a fresh library table made by `open` (no global side effects for these). */
+/* [-0, +1, m] */
 static void fresh_library(lua_State *L, lua_CFunction open) {
     lua_pushcfunction(L, open);
     lua_call(L, 0, 1);
 }
 
+/* [-0, +1, e] */
 static int make_pristine_env(lua_State *L) {
     lua_newtable(L);                                                   /* 1: env */
     /* the base functions, made by luaopen_base into env (it writes to the global table) */
@@ -426,6 +598,7 @@ static int make_pristine_env(lua_State *L) {
     return 1;
 }
 
+/* [-0, +1, -]: the environment, or the error object (protected) */
 int luashim_push_pristine_env(lua_State *L) {
     luashim_control *c = luashim_control_of(L);
     int saved = c->hostDepth;
@@ -438,6 +611,7 @@ int luashim_push_pristine_env(lua_State *L) {
 
 /* ---------------- opening ---------------- */
 
+/* [-0, +0, m] */
 void luashim_open_compat(lua_State *L) {
     static const luaL_Reg base[] = {
         { "load", compat_load }, { "require", compat_require },

@@ -34,6 +34,7 @@ void luashim_cov_free(luashim_coverage *cv) {
     free(cv);
 }
 
+/* [-0, +0, -] */
 void luashim_cov_line(lua_State *L, luashim_coverage *cv, lua_Debug *ar) {
     if (!cv || !lua_getinfo(L, "S", ar)) return;
     const char *src = ar->source;
@@ -54,6 +55,7 @@ void luashim_cov_line(lua_State *L, luashim_coverage *cv, lua_Debug *ar) {
     if (line > 0 && line <= f->nlines) f->counts[line]++;
 }
 
+/* [-0, +0, -] */
 uint32_t *luashim_coverage_register(lua_State *L, int functionIndex, int nlines) {
     luashim_control *c = luashim_control_of(L);
     luashim_coverage *cv = c->coverage;
@@ -79,12 +81,9 @@ uint32_t *luashim_coverage_register(lua_State *L, int functionIndex, int nlines)
     return counts;
 }
 
-int luashim_coverage_enabled(lua_State *L) {
-    return luashim_control_of(L)->coverage != NULL;
-}
-
 typedef struct dump_buffer { unsigned char *data; size_t size, cap; int failed; } dump_buffer;
 
+/* [-0, +0, -] */
 static int dump_writer(lua_State *L, const void *p, size_t size, void *ud) {
     (void)L;
     dump_buffer *b = (dump_buffer *)ud;
@@ -102,6 +101,7 @@ static int dump_writer(lua_State *L, const void *p, size_t size, void *ud) {
     return 0;
 }
 
+/* [-0, +0, -] */
 unsigned char *luashim_dump_function(lua_State *L, int functionIndex, size_t *size) {
     dump_buffer b = { NULL, 0, 0, 0 };
     *size = 0;

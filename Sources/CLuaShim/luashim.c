@@ -4,53 +4,121 @@
 #include <string.h>
 #include <stdint.h>
 
-#define HOST_SLACK ((size_t)64 << 20)  /* host allocations may exceed the cap by this much */
-#define SOFT_SLACK ((size_t)4 << 20)   /* Lua may exceed it by this much until the hook raises */
+#define SOFT_SLACK ((size_t)4 << 20)   /* Lua may exceed the cap by this much until the hook raises */
 static const char *TRACEBACK_KEY = "responder.lastTraceback";
 
 /* ---------------- allocator ---------------- */
 
+/* What glibc's malloc takes for a request of n bytes: an 8-byte header, 16-byte granules,
+ * 32 bytes at least. Counting chunks, not requests, keeps the count of a heap of many small
+ * objects (Lua's strings and tables) close to the memory it really takes. */
+static inline size_t chunk_size(size_t n) {
+    size_t c = (n + 8 + 15) & ~(size_t)15;
+    return c < 32 ? 32 : c;
+}
+
+void luashim_memory_crossing(luashim_control *c);
+
+static inline size_t total_used(const luashim_control *c) { return c->used + c->hostUsed; }
+
 static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     luashim_control *c = (luashim_control *)ud;
-    size_t old = ptr ? osize : 0;
+    size_t old = ptr ? chunk_size(osize) : 0;
     if (nsize == 0) {
         free(ptr);
         c->used -= old;
         return NULL;
     }
-    if (nsize > old && c->limit > 0) {
-        size_t grow = nsize - old;
-        if (c->used + grow > c->limit) {
-            /* Over the cap. Inside host (Swift) code never fail: an allocation failure
-             * would longjmp through Swift frames. Record it; C raises once Swift returns. */
-            if (c->hostDepth > 0 && c->used + grow <= c->limit + HOST_SLACK) {
-                c->memoryExceeded = 1;
-            } else if (c->used + grow <= c->limit + SOFT_SLACK && !c->memoryExceeded) {
-                /* a little over: let the count hook raise it as an ordinary error, within
-                 * 1000 instructions, so the message gets a location and a traceback */
-                c->memoryExceeded = 1;
-            } else {
-                c->memoryExceeded = 1;
+    size_t new = chunk_size(nsize);
+    if (new > old && c->limit > 0) {
+        size_t total = total_used(c) + (new - old);
+        if (total > c->limit) {
+            /* Over the cap. Inside host (Swift) code never fail: an allocation failure would
+             * longjmp through Swift frames. Record it; C raises once Swift returns. Lua code may
+             * go SOFT_SLACK over until the limit hook raises (with a location and a traceback)
+             * or a collection shows the excess was garbage; beyond that the allocation fails. */
+            if (!c->memoryExceeded) {
+                luashim_memory_crossing(c);
+                c->memoryExceeded = LUASHIM_MEMORY_CROSSED;
+            }
+            if (c->hostDepth == 0 && total > c->limit + SOFT_SLACK + c->restartExcess) {
+                c->memoryExceeded = LUASHIM_MEMORY_REFUSED;
                 c->limitRaised = 1;
                 return NULL;
             }
         }
     }
-    if (c->failAfter > 0 && c->hostDepth > 0 && nsize > old) {
+    if (c->failAfter > 0 && c->hostDepth > 0 && new > old) {
         /* testing aid: simulate a failing allocation in host-driven API calls */
-        if (--c->failAfter == 0) { c->memoryExceeded = 1; }
+        if (--c->failAfter == 0) { c->memoryExceeded = LUASHIM_MEMORY_REFUSED; }
     }
     void *p = realloc(ptr, nsize);
     if (p == NULL) return NULL;
-    c->used = c->used - old + nsize;
-    if (c->used > c->peak) c->peak = c->used;
+    c->used = c->used - old + new;
+    if (total_used(c) > c->peak) c->peak = total_used(c);
     return p;
 }
 
-luashim_control *luashim_control_of(lua_State *L) {
-    void *ud = NULL;
-    lua_getallocf(L, &ud);
-    return (luashim_control *)ud;
+void luashim_charge_memory(void *control, ptrdiff_t bytes) {
+    luashim_control *c = (luashim_control *)control;
+    if (bytes < 0) {
+        size_t released = (size_t)-bytes;
+        c->hostUsed = released > c->hostUsed ? 0 : c->hostUsed - released;
+        return;
+    }
+    c->hostUsed += (size_t)bytes;
+    size_t total = total_used(c);
+    if (total > c->peak) c->peak = total;
+    if (c->limit > 0 && total > c->limit && !c->memoryExceeded) c->memoryExceeded = LUASHIM_MEMORY_CROSSED;
+}
+
+/* The cap was crossed: when nothing was refused, a full collection may show that the excess was
+ * garbage (finalizers release the host objects behind userdata, which Lua's own pacing cannot
+ * see). Clears the flag then. Returns whether the limit still stands. Called by limits.c before
+ * it raises a memory limit. */
+/* [-0, +0, -]: may run a full collection (finalizers) */
+int luashim_memory_stands(lua_State *L, luashim_control *c) {
+    if (c->limit == 0) return 0;
+    if (c->memoryExceeded != LUASHIM_MEMORY_CROSSED) return c->memoryExceeded != 0;
+    /* finalizers run by that collection leave the decision to it */
+    if (c->collecting) return 0;
+    if (total_used(c) > c->limit) {
+        int saved = c->hostDepth;
+        c->collecting = 1;
+        c->hostDepth = 0;   /* finalizers are Lua code: their allocations obey the cap */
+        lua_gc(L, LUA_GCCOLLECT);
+        c->hostDepth = saved;
+        c->collecting = 0;
+    }
+    /* Less than an eighth of the cap left after a full collection counts as over the cap:
+     * going on would collect again after every few allocations (each time over the whole heap). */
+    if (c->memoryExceeded == LUASHIM_MEMORY_REFUSED || total_used(c) > c->limit - c->limit / 8) {
+        c->memoryExceeded = LUASHIM_MEMORY_REFUSED;  /* it stands: no second collection for it */
+        return 1;
+    }
+    c->memoryExceeded = 0;
+    return 0;
+}
+
+/* [-0, +0, -]: as luashim_memory_stands */
+int luashim_memory_limit_stands(lua_State *L) {
+    return luashim_memory_stands(L, luashim_control_of(L));
+}
+
+/* A new start (a test file, a REPL entry): what an earlier part left over the cap can still be
+ * freed by this one, so no flag is carried over (the next allocation over the cap sets it). */
+/* [-0, +0, -]: may run a full collection (finalizers) */
+void luashim_memory_restart(lua_State *L, luashim_control *c) {
+    c->memoryExceeded = 0;
+    c->restartExcess = 0;
+    if (c->limit > 0 && total_used(c) > c->limit) {
+        c->memoryExceeded = LUASHIM_MEMORY_CROSSED;
+        (void)luashim_memory_stands(L, c);
+        c->memoryExceeded = 0;
+        /* still over (a global holds it): the new start may need a little memory to let it go
+         * (`t = nil` compiles to a new function), so the hard refusal moves up by the excess */
+        if (total_used(c) > c->limit) c->restartExcess = total_used(c) - c->limit;
+    }
 }
 
 /* ---------------- limits (limits.c) ---------------- */
@@ -61,8 +129,10 @@ void luashim_limits_detach(luashim_control *c);
 void luashim_limits_enter(lua_State *L, luashim_control *c);
 void luashim_limits_leave(lua_State *L, luashim_control *c);
 void luashim_raise_limit(lua_State *L, luashim_control *c);
+int luashim_must_raise(lua_State *L, luashim_control *c);
 void luashim_install_coroutines(lua_State *L);
 
+/* [-0, +0, -] */
 static int panic_handler(lua_State *L) {
     (void)L;
     return 0; /* unreachable in practice: every call is protected */
@@ -76,12 +146,14 @@ lua_State *luashim_newstate(size_t memoryLimit, int64_t instructionBudget) {
     c->hostDepth = 1;
     lua_State *L = lua_newstate(capped_alloc, c);
     if (!L) { free(c); return NULL; }
+    *(luashim_control **)lua_getextraspace(L) = c;   /* before any thread exists: all copy it */
     lua_atpanic(L, panic_handler);
     luashim_limits_attach(L, c, instructionBudget);
     if (!c->lim) { lua_close(L); free(c); return NULL; }
     return L;
 }
 
+/* [-(all), +0, -]: the state is gone */
 void luashim_close(lua_State *L) {
     luashim_control *c = luashim_control_of(L);
     c->hostDepth++;
@@ -94,18 +166,15 @@ void luashim_close(lua_State *L) {
     free(c);
 }
 
-void luashim_reset_limits(lua_State *L, int64_t instructionBudget) {
-    luashim_limits_reset(L, instructionBudget, 0);
-}
-
 /* ---------------- trampoline ---------------- */
 
+/* [-0, +n, e]: fn's n results; raises fn's error value (LUASHIM_RAISE) or a pending limit */
 int luashim_run_swift(lua_State *L, luashim_swift_fn fn) {
     luashim_control *c = luashim_control_of(L);
     c->hostDepth++;
     int n = fn(L);
     c->hostDepth--;
-    if ((c->memoryExceeded && c->limit > 0) || c->budgetExceeded || c->timedOut) luashim_raise_limit(L, c);
+    if (luashim_must_raise(L, c)) luashim_raise_limit(L, c);
     if (n < 0) return lua_error(L);
     return n;
 }
@@ -142,10 +211,12 @@ static lua_CFunction light_trampoline(luashim_swift_fn fn) {
     return result;
 }
 
+/* [-0, +n, e]: as luashim_run_swift */
 static int trampoline(lua_State *L) {
     return luashim_run_swift(L, (luashim_swift_fn)(uintptr_t)lua_touserdata(L, lua_upvalueindex(1)));
 }
 
+/* [-0, +1, m] */
 void luashim_push_swift_function(lua_State *L, luashim_swift_fn fn) {
     lua_CFunction light = light_trampoline(fn);
     if (light) { lua_pushcfunction(L, light); return; }
@@ -153,12 +224,14 @@ void luashim_push_swift_function(lua_State *L, luashim_swift_fn fn) {
     lua_pushcclosure(L, trampoline, 1);
 }
 
+/* [-nup, +1, m] */
 void luashim_push_swift_closure(lua_State *L, luashim_swift_fn fn, int nup) {
     lua_pushlightuserdata(L, (void *)(uintptr_t)fn);
     if (nup > 0) lua_insert(L, -(nup + 1));
     lua_pushcclosure(L, trampoline, 1 + nup);
 }
 
+/* [-0, +1, v] */
 static int c_add(lua_State *L) {
     int ok1 = 0, ok2 = 0;
     lua_Integer a = lua_tointegerx(L, 1, &ok1), b = lua_tointegerx(L, 2, &ok2);
@@ -167,10 +240,12 @@ static int c_add(lua_State *L) {
     return 1;
 }
 
+/* [-0, +1, -] */
 void luashim_push_c_add(lua_State *L) { lua_pushcfunction(L, c_add); }
 
 /* ---------------- protected calls ---------------- */
 
+/* [-(top-1), +0, m]: keeps only the error object; the traceback goes to the registry */
 int luashim_msgh(lua_State *L) {
     const char *msg = NULL;
     if (lua_type(L, 1) == LUA_TSTRING) msg = lua_tostring(L, 1);
@@ -180,6 +255,7 @@ int luashim_msgh(lua_State *L) {
     return 1;
 }
 
+/* [-(nargs+1), +(nresults|1), -]: as lua_pcall (results, or the error object) */
 int luashim_pcall(lua_State *L, int nargs, int nresults) {
     luashim_control *c = luashim_control_of(L);
     int base = lua_gettop(L) - nargs;
@@ -195,10 +271,12 @@ int luashim_pcall(lua_State *L, int nargs, int nresults) {
     return status;
 }
 
+/* [-0, +1, -] */
 void luashim_push_last_traceback(lua_State *L) {
     lua_getfield(L, LUA_REGISTRYINDEX, TRACEBACK_KEY);
 }
 
+/* [-0, +1, -]: the chunk, or the error message */
 int luashim_load_text(lua_State *L, const char *buff, size_t size, const char *chunkname) {
     luashim_control *c = luashim_control_of(L);
     int saved = c->hostDepth;
@@ -210,11 +288,13 @@ int luashim_load_text(lua_State *L, const char *buff, size_t size, const char *c
 
 /* ---------------- tostring in protected mode ---------------- */
 
+/* [-0, +1, e] */
 static int tostring_k(lua_State *L) {
     luaL_tolstring(L, 1, NULL);
     return 1;
 }
 
+/* [-0, +1, -]: protected; a failing __tostring gives "type: address" */
 void luashim_tostring(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
     lua_pushcfunction(L, tostring_k);
@@ -234,6 +314,7 @@ void luashim_tostring(lua_State *L, int idx) {
 
 /* ---------------- where ---------------- */
 
+/* [-0, +1, m] */
 void luashim_where(lua_State *L, int level) {
     luaL_where(L, level);
 }
@@ -243,6 +324,7 @@ void luashim_where(lua_State *L, int level) {
 static const char *const removed_base[] = { "dofile", "loadfile", NULL };
 static const char *const kept_os[] = { "time", "clock", "date", "difftime", NULL };
 
+/* [-0, +0, m] */
 void luashim_open_sandbox(lua_State *L) {
     luaL_requiref(L, LUA_GNAME, luaopen_base, 1); lua_pop(L, 1);
     luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1); lua_pop(L, 1);
@@ -287,6 +369,7 @@ int luashim_isatty(int fd) { return isatty(fd); }
 
 /* ---------------- objects ---------------- */
 
+/* [-0, +1, e]: __index(self, key); upvalues: methods, getter */
 static int index_with_methods(lua_State *L) {
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
@@ -298,10 +381,12 @@ static int index_with_methods(lua_State *L) {
     return 1;
 }
 
+/* [-2, +1, m] */
 void luashim_push_index(lua_State *L) {
     lua_pushcclosure(L, index_with_methods, 2);
 }
 
+/* [-0, +1, m] */
 void luashim_push_object(lua_State *L, void *ptr, int mtref, int nuv) {
     void **p = (void **)lua_newuserdatauv(L, sizeof(void *), nuv);
     *p = ptr;
@@ -309,6 +394,7 @@ void luashim_push_object(lua_State *L, void *ptr, int mtref, int nuv) {
     lua_setmetatable(L, -2);
 }
 
+/* [-0, +0, -] */
 void *luashim_to_object(lua_State *L, int idx, int mtref) {
     void **p = (void **)lua_touserdata(L, idx);
     if (p == NULL || !lua_getmetatable(L, idx)) return NULL;
@@ -318,11 +404,16 @@ void *luashim_to_object(lua_State *L, int idx, int mtref) {
     return same ? *p : NULL;
 }
 
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
 #include <malloc.h>
 size_t luashim_heap_in_use(void) { struct mallinfo2 mi = mallinfo2(); return mi.uordblks; }
+#else
+size_t luashim_heap_in_use(void) { return 0; }
+#endif
 
 /* ---------------- values ---------------- */
 
+/* [-0, +1, m] */
 luashim_value_cell *luashim_new_value(lua_State *L, void *typeBlock, int mtref) {
     luashim_value_cell *cell = (luashim_value_cell *)lua_newuserdatauv(L, sizeof(luashim_value_cell), 3);
     cell->typeBlock = (void **)typeBlock;
@@ -332,6 +423,7 @@ luashim_value_cell *luashim_new_value(lua_State *L, void *typeBlock, int mtref) 
     return cell;
 }
 
+/* [-0, +0, -] */
 luashim_value_cell *luashim_to_value(lua_State *L, int idx, int mtref) {
     void *p = lua_touserdata(L, idx);
     if (p == NULL || !lua_getmetatable(L, idx)) return NULL;
@@ -346,10 +438,12 @@ luashim_value_cell *luashim_to_value(lua_State *L, int idx, int mtref) {
 /* ---------------- coverage (line hook) ---------------- */
 
 /* Line events reach coverage through the limit hook's line callback (luashim_limits.h). */
+/* [-0, +0, -] */
 static void coverage_line(lua_State *L, lua_Debug *ar, void *ud) {
     luashim_cov_line(L, (luashim_coverage *)ud, ar);
 }
 
+/* [-0, +0, -]: sets the hook only */
 void luashim_coverage_enable(lua_State *L) {
     luashim_control *c = luashim_control_of(L);
     if (c->coverage) return;

@@ -30,8 +30,8 @@ func timeCalls(_ rt: LuaRuntime, _ n: Int, push: (OpaquePointer) -> Void) -> Dou
     return ns / Double(n)
 }
 
-/// Issue 2: Lua→Swift (trampoline) vs Lua→C, state creation, `responder run` start-up.
-func foundationBench(responder: String) -> [Row] {
+/// Issue 2: Lua→Swift (trampoline) vs Lua→C, state creation (start-up is in the goals table).
+func foundationBench() -> [Row] {
     var rows: [Row] = []
     let n = 5_000_000
     guard let rt = try? LuaRuntime(limits: .unlimited) else { return rows }
@@ -75,24 +75,5 @@ func foundationBench(responder: String) -> [Row] {
                     ours: "\(fmt(ours / 1000, 1)) µs", reference: "\(fmt(bare / 1000, 1)) µs",
                     ratio: ours / bare, goal: "≤ 2×"))
 
-    // responder run of an empty file vs lua5.4
-    let empty = "/tmp/responder-bench-empty.lua"
-    FileText.write("", to: empty)
-    if onPath("lua5.4") {
-        var ourRuns: [UInt64] = [], luaRuns: [UInt64] = []
-        for _ in 0..<30 {
-            if let t = timeCommand([responder, "run", empty]) { ourRuns.append(t) }
-            if let t = timeCommand(["lua5.4", empty]) { luaRuns.append(t) }
-        }
-        ourRuns.sort(); luaRuns.sort()
-        if !ourRuns.isEmpty && !luaRuns.isEmpty {
-            let o = Double(ourRuns[ourRuns.count / 2]), l = Double(luaRuns[luaRuns.count / 2])
-            rows.append(Row(name: "`responder run empty.lua` vs `lua5.4 empty.lua` (wall)",
-                            ours: "\(fmt(o / 1e6)) ms", reference: "\(fmt(l / 1e6)) ms",
-                            ratio: o / l, goal: "≤ 3×"))
-        }
-    } else {
-        rows.append(Row(name: "`responder run` vs `lua5.4` (lua5.4 not installed)", ours: "", reference: "", ratio: nil, goal: "≤ 3×"))
-    }
     return rows
 }

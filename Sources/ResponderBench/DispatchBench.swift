@@ -67,51 +67,83 @@ func workload(pure: Bool, depth: Int, perNode: Int?) -> String {
     """
 }
 
-/// ns per dispatch of the workload.
-func timeWorkload(pure: Bool, depth: Int, perNode: Int? = nil) -> Double {
-    // the CLI's default limits (sampled budget, timer running), as `responder run` has them
-    let limits = LuaLimits(maxInstructions: LuaLimits.defaults.maxInstructions, maxMemoryMiB: nil, exactInstructions: false)
-    guard let rt = try? Scenario.makeRuntime(ScenarioOptions(limits: limits, safety: "disabled")) else { return .nan }
-    let L = rt.L
-    do { try rt.runString(workload(pure: pure, depth: depth, perNode: perNode), chunkname: "=workload", results: 1) }
-    catch { print("workload failed: \(error)"); return .nan }
-    let fn = luaL_ref(L, luashim_registryindex())
-    let count = max(200, 2_000_000 / max(depth * (perNode ?? 1), 1))
-    return median(5) {
-        rt.resetLimits()
-        lua_rawgeti(L, luashim_registryindex(), lua_Integer(fn))
+/// The limits `responder run` has by default (sampled budget with the timer running, memory cap,
+/// so the engine's memory accounting is on), with a budget no benchmark exhausts.
+let benchLimits = LuaLimits(maxInstructions: 1_000_000_000_000, maxMemoryMiB: LuaLimits.defaults.maxMemoryMiB,
+                            exactInstructions: false)
+
+/// One workload in its own sandboxed state, ready to be timed.
+final class DispatchRig {
+    let runtime: LuaRuntime
+    let function: Int32
+    let count: Int
+
+    init?(pure: Bool, depth: Int, perNode: Int?, count: Int) {
+        guard let rt = try? Scenario.makeRuntime(ScenarioOptions(limits: benchLimits, safety: "disabled")) else { return nil }
+        do { try rt.runString(workload(pure: pure, depth: depth, perNode: perNode), chunkname: "=workload", results: 1) }
+        catch { print("workload failed: \(error)"); return nil }
+        runtime = rt
+        function = luaL_ref(rt.L, luashim_registryindex())
+        self.count = count
+    }
+
+    /// One sample: ns per dispatch over `count` dispatches.
+    func sample() -> Double {
+        let L = runtime.L
+        runtime.resetLimits()
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(function))
         lua_pushinteger(L, lua_Integer(count))
         let start = nowNanos()
-        if let f = rt.call(1, 0) { print("run failed: \(f)") }
-        return (nowNanos() - start) / UInt64(count)
+        if let f = runtime.call(1, 0) { print("run failed: \(f)"); return .nan }
+        return Double(nowNanos() - start) / Double(count)
     }
 }
 
-/// Issue 3: engine vs pure Lua, depth growth, responders per node, engine alone.
-func dispatchBench() -> [Row] {
+/// Engine and pure-Lua reference on the same workload, samples interleaved (engine, reference,
+/// engine, …) so both see the same machine load; about `millis` ms per sample.
+func dispatchPair(depth: Int, perNode: Int? = nil, samples: Int, millis: Double = 40) -> (ours: Samples, lua: Samples) {
+    // size each side's sample from a short trial run
+    func rig(_ pure: Bool) -> DispatchRig? {
+        guard let trial = DispatchRig(pure: pure, depth: depth, perNode: perNode, count: 200) else { return nil }
+        _ = trial.sample()
+        let ns = trial.sample()
+        let count = Int(max(200, min(2_000_000, millis * 1e6 / max(ns, 1))))
+        return DispatchRig(pure: pure, depth: depth, perNode: perNode, count: count)
+    }
+    guard let ours = rig(false), let lua = rig(true) else { return (Samples(), Samples()) }
+    _ = ours.sample(); _ = lua.sample()   // warm
+    var a = Samples(), b = Samples()
+    for _ in 0..<samples {
+        a.add(ours.sample())
+        b.add(lua.sample())
+    }
+    return (a, b)
+}
+
+/// Issue 3: the depth curve, responders per node, the engine alone.
+func dispatchBench(quick: Bool) -> [Row] {
     var rows: [Row] = []
-    for depth in [1, 10, 100, 1000] {
-        let ours = timeWorkload(pure: false, depth: depth)
-        let lua = timeWorkload(pure: true, depth: depth)
-        let goal = depth == 100 ? "≤ 0.25×" : depth == 1 ? "≤ 1.0×" : "—"
+    let n = quick ? 3 : 5
+    for depth in [10, 1000] {
+        let (ours, lua) = dispatchPair(depth: depth, samples: n, millis: 25)
         rows.append(Row(name: "dispatch, depth \(depth) (engine via Lua vs pure Lua)",
-                        ours: "\(fmt(ours / 1000, 2)) µs", reference: "\(fmt(lua / 1000, 2)) µs",
-                        ratio: ours / lua, goal: goal))
+                        ours: ours.text(1000, "µs"), reference: lua.text(1000, "µs"),
+                        ratio: ours.median / lua.median, goal: "—"))
     }
     for perNode in [0, 1, 4, 16] {
-        let ours = timeWorkload(pure: false, depth: 100, perNode: perNode)
-        let lua = timeWorkload(pure: true, depth: 100, perNode: perNode)
+        let (ours, lua) = dispatchPair(depth: 100, perNode: perNode, samples: n, millis: 25)
         rows.append(Row(name: "dispatch, depth 100, \(perNode) non-matching responders per node",
-                        ours: "\(fmt(ours / 1000, 2)) µs", reference: "\(fmt(lua / 1000, 2)) µs",
-                        ratio: ours / lua, goal: "—"))
+                        ours: ours.text(1000, "µs"), reference: lua.text(1000, "µs"),
+                        ratio: ours.median / lua.median, goal: "—"))
     }
     // the engine alone
     let hops = engineHopsPerSecond(depth: 100)
     rows.append(Row(name: "engine alone (Swift, no Lua), depth 100", ours: "\(fmt(hops / 1e6, 1)) M hops/s",
-                    reference: "", ratio: nil, goal: "≥ 50 M hops/s"))
+                    reference: "", ratio: nil, goal: "≥ 50 M hops/s", verdict: hops >= 50e6 ? "met" : "MISSED"))
     let alternating = engineHopsPerSecond(depth: 100, alternateOrigins: true)
     rows.append(Row(name: "engine alone, depth 100, two origins alternating (no path reuse)",
-                    ours: "\(fmt(alternating / 1e6, 1)) M hops/s", reference: "", ratio: nil, goal: "≥ 50 M hops/s"))
+                    ours: "\(fmt(alternating / 1e6, 1)) M hops/s", reference: "", ratio: nil, goal: "≥ 50 M hops/s",
+                    verdict: alternating >= 50e6 ? "met" : "MISSED"))
     return rows
 }
 

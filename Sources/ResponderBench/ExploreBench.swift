@@ -9,8 +9,8 @@ import ResponderLua
 /// 1,000 actions.
 func exploreBench(responder: String, quick: Bool) -> [Row] {
     var rows: [Row] = []
-    let dir = "/tmp/responder-bench-explore"
-    mkdir(dir, 0o755)
+    guard let dir = makeScratchFolder("responder-bench-explore") else { return rows }
+    defer { removeTree(dir) }
 
     // explore actions/s, in process (what `responder explore` runs), median of 5 with spread
     func throughput(_ script: String, runs: Int, steps: Int) -> (median: Double, low: Double, high: Double, distinct: Int) {

@@ -45,9 +45,3 @@ func memoryPerNode(count: Int) -> (ours: Double, plain: Double) {
     """)
     return (ours, plain)
 }
-
-func memoryBench() -> [Row] {
-    let m = memoryPerNode(count: 1_000_000)
-    return [Row(name: "memory per node, 1M nodes built from Lua (engine vs plain table node)",
-                ours: "\(fmt(m.ours, 0)) B", reference: "\(fmt(m.plain, 0)) B", ratio: m.ours / m.plain, goal: "≤ 1.5×")]
-}

@@ -18,18 +18,30 @@ let responder = args.first { $0.hasPrefix("/") || $0.hasPrefix(".") }
         return "/" + dir + "/responder"
     }()
 
-/// `--only foundation|purelua|dispatch|memory|tools|explore` runs one section.
+/// `--only goals|purelua|dispatch|foundation|tools|explore` runs one section; `--all` adds the
+/// explore section (about a minute) to the default run.
 let only = args.firstIndex(of: "--only").flatMap { args.index(after: $0) < args.endIndex ? args[args.index(after: $0)] : nil }
-func wanted(_ section: String) -> Bool { only == nil || only == section }
+let all = args.contains("--all")
+func wanted(_ section: String) -> Bool {
+    if let only { return only == section }
+    return section != "explore" || all
+}
 
+let started = nowNanos()
+var load = [Double](repeating: 0, count: 3)
+getloadavg(&load, 3)
 print("# ResponderSandbox benchmarks")
+print("\nresponder: \(responder); load average at start: \(fmt(load[0])), \(fmt(load[1])), \(fmt(load[2])) (2 cores)")
+print("Cells: median (min–max) of the runs; ratios are ours / reference of the medians.")
 if only == "state-loop" {
     // profiling aid: create many states
     for _ in 0..<20_000 { _ = try? Scenario.makeRuntime(ScenarioOptions(limits: .defaults)) }
 }
-if wanted("foundation") { printTable("Foundation (issue 2)", foundationBench(responder: responder)) }
+if wanted("goals") { printTable("Goals of issue 13", goalsBench(responder: responder, quick: quick)) }
 if wanted("purelua") { printTable("Pure Lua under the sandbox (issue 14)", pureLuaBench(responder: responder, reps: quick ? 3 : 7)) }
-if wanted("dispatch") { printTable("Dispatch (issue 3)", dispatchBench()) }
-if wanted("memory") && !quick { printTable("Memory (issue 3)", memoryBench()) }
+if wanted("dispatch") { printTable("Dispatch, more depths (issue 3)", dispatchBench(quick: quick)) }
+if wanted("foundation") { printTable("Foundation (issue 2)", foundationBench()) }
 if wanted("tools") { printTable("Daily tools (issue 4)", toolBench(responder: responder)) }
 if wanted("explore") { printTable("Explore and coverage (issue 11)", exploreBench(responder: responder, quick: quick)) }
+getloadavg(&load, 3)
+print("\nload average at the end: \(fmt(load[0])), \(fmt(load[1])), \(fmt(load[2])); \(fmt(Double(nowNanos() - started) / 1e9, 0)) s in all")

@@ -12,7 +12,7 @@ struct ExploreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "explore",
         abstract: "Drive a scenario with seeded random actions; shrink any failure to a spec.",
-        discussion: """
+        discussion: ExitStatusHelp.discussion("""
         Each run re-runs the script in a fresh state (its output muted), then performs --steps \
         random actions among those the mounted tree offers at that moment: taps, text entry, \
         toggles, sliders, steppers, segments, clock advances and the script's own \
@@ -20,16 +20,16 @@ struct ExploreCommand: ParsableCommand {
         violation occurred, no limit was hit and every explore.invariant() holds. The first \
         failure is shrunk to a minimal sequence and written as explore-<seed>_spec.lua in \
         --output; the exit status is then 1. The same --seed gives the same actions everywhere.
-        """
+        """)
     )
 
     @Argument(help: "The scenario script.")
     var file: String
 
-    @Option(help: "Runs (fresh states) to make (default 100).")
+    @Option(help: "Runs (fresh states) to make.")
     var runs: Int = 100
 
-    @Option(help: "Actions per run (default 50).")
+    @Option(help: "Actions per run.")
     var steps: Int = 50
 
     @Option(help: "Seed (default: a random one, printed).")
@@ -38,18 +38,16 @@ struct ExploreCommand: ParsableCommand {
     @Option(help: "Run only shard K of N (run r goes to shard r mod N + 1).")
     var shard: String?
 
-    @OptionGroup var safetyOption: SafetyOption
+    @OptionGroup var sandbox: SandboxFlags
 
-    @Option(help: "Folder for the spec of a failure (default: the current folder).")
+    @Option(help: "Folder for the spec of a failure (. is the current folder).")
     var output: String = "."
 
     @Option(help: "Report format: pretty or json.")
     var format: String = "pretty"
 
-    @OptionGroup var limitOptions: LimitOptions
-
     func validate() throws {
-        try safetyOption.check()
+        try sandbox.check()
         if runs < 1 { throw ValidationError("--runs must be at least 1") }
         if steps < 1 { throw ValidationError("--steps must be at least 1") }
         if !["pretty", "json"].contains(format) { throw ValidationError("--format must be pretty or json (got '\(format)')") }
@@ -71,10 +69,11 @@ struct ExploreCommand: ParsableCommand {
         options.steps = steps
         options.seed = seed ?? ExploreCommand.randomSeed()
         if let shard, let (k, n) = ExploreCommand.parseShard(shard) { options.shard = (k, n) }
-        // --timeout (from the limit options): seconds each run may take
-        options.timeout = limitOptions.timeout
-        options.safety = safetyOption.safety
-        options.limits = limitOptions.limits
+        // --timeout (from the sandbox options): seconds each run may take (the runtime's wall-clock
+        // limit, 60 s when not given; the explorer also checks it between actions)
+        options.timeout = sandbox.timeout
+        options.safety = sandbox.safety
+        options.limits = sandbox.settings.limits
         options.outputDirectory = output
 
         let explorer = Explorer(options: options)
@@ -127,7 +126,7 @@ struct ExploreCommand: ParsableCommand {
         finding.specPath = path
         finding.specText = text
         let exe = TestProcess.executablePath()
-        if let out = TestProcess.run(exe, ["test", path, "--safety", safetyOption.safety, "--jobs", "1"]) {
+        if let out = TestProcess.run(exe, ["test", path, "--safety", sandbox.safety, "--jobs", "1"]) {
             finding.specVerified = out.status == 1
         }
     }

@@ -6,12 +6,9 @@ import ResponderLua
 /// owns the error messages.
 struct FastRun {
     var file: String
-    var safety = "relaxed"
+    /// The shared scenario options (`ScenarioFlags`), read by hand.
+    var settings = ScenarioSettings()
     var trace = false
-    var seed: Int64?
-    var maxInstructions: Int64?
-    var maxMemory = 512
-    var timeout: Double?
     var scriptArguments: [String] = []
 
     static func parse(_ args: [String]) -> FastRun? {
@@ -33,28 +30,15 @@ struct FastRun {
                 continue
             case "--trace":
                 run.trace = true
-            case "--safety":
-                guard let v = value(&i), SafetyOption.levels.contains(v) else { return nil }
-                run.safety = v
-            case "--seed":
-                guard let v = value(&i), let n = Int64(v) else { return nil }
-                run.seed = n
-            case "--max-instructions":
-                guard let v = value(&i), let n = Int64(v), n > 0 else { return nil }
-                run.maxInstructions = n
-            case "--timeout":
-                guard let v = value(&i), let n = Double(v), LuaLimits.isValidTimeout(n) else { return nil }
-                run.timeout = n
-            case "--max-memory":
-                guard let v = value(&i), let n = Int(v), n > 0, n <= LuaLimits.maximumMemoryMiB else { return nil }
-                run.maxMemory = n
+            case "--safety", "--seed", "--max-instructions", "--max-memory", "--timeout":
+                guard let v = value(&i), run.settings.set(a, v) else { return nil }
             default:
                 if a.hasPrefix("-") || file != nil { return nil }
                 file = a
             }
             i += 1
         }
-        guard let file else { return nil }
+        guard let file, run.settings.problem == nil else { return nil }
         run.file = file
         return run
     }
@@ -66,11 +50,6 @@ struct FastRun {
         } catch {
             return 2
         }
-        return ScriptRunner.run(
-            file: file, arguments: scriptArguments,
-            limits: LuaLimits(maxInstructions: maxInstructions ?? LuaLimits.defaults.maxInstructions,
-                              maxMemoryMiB: maxMemory, exactInstructions: maxInstructions != nil,
-                              timeoutSeconds: timeout ?? LuaLimits.defaultTimeoutSeconds),
-            seed: seed, safety: safety, trace: trace)
+        return ScriptRunner.run(file: file, arguments: scriptArguments, options: settings.options(trace: trace))
     }
 }

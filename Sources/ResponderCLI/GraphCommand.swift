@@ -17,34 +17,29 @@ struct GraphCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "graph",
         abstract: "Run a Lua scenario script, then draw its mounted tree and last dispatch.",
-        discussion: """
+        discussion: ExitStatusHelp.discussion("""
             The script's own output (print, warnings) goes to standard error, so standard output \
             holds only the picture. 'svg' needs Graphviz's 'dot' on PATH; 'dot' output can be \
             rendered later with 'dot -Tsvg' or 'dot -Tpng'.
-            """
+            """)
     )
 
     @Argument(help: "The script to run.")
     var file: String
 
-    @Option(help: "Output format: text (default), dot or svg.")
+    @Option(help: "Output format: text, dot or svg.")
     var format: String = "text"
 
     @Option(help: "Write the picture to FILE instead of standard output.")
     var output: String?
 
-    @OptionGroup var safetyOption: SafetyOption
-
-    @Option(help: "Seed for math.random.")
-    var seed: Int64?
-
-    @OptionGroup var limitOptions: LimitOptions
+    @OptionGroup var scenario: ScenarioFlags
 
     func validate() throws {
         if !["text", "dot", "svg"].contains(format) {
             throw ValidationError("--format must be dot, svg or text (got '\(format)')")
         }
-        try safetyOption.check()
+        try scenario.check()
         if let output, output.isEmpty { throw ValidationError("--output needs a file name") }
     }
 
@@ -62,8 +57,7 @@ struct GraphCommand: ParsableCommand {
 
         let runtime: LuaRuntime
         do {
-            runtime = try Scenario.makeRuntime(ScenarioOptions(
-                limits: limitOptions.limits, seed: seed, safety: safetyOption.safety, trace: false))
+            runtime = try Scenario.makeRuntime(scenario.settings.options())
         } catch {
             Stderr.write("error: \(error.message)\n")
             throw ExitCode(3)

@@ -13,41 +13,34 @@ struct ReplCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "repl",
         abstract: "Explore scenarios interactively (Lua prompt with the responder module).",
-        discussion: """
+        discussion: ExitStatusHelp.discussion("""
         Expressions print their values (nodes, events, outcomes and tables readably); statements \
         run; incomplete input continues on a '>> ' prompt. Dot commands: .help, .tree [selector], \
         .trace, .warnings, .reset, .load FILE, .quit. Ctrl-C interrupts running code, Ctrl-D leaves. \
         Each entry gets the full --max-instructions budget.
-        """
+        """)
     )
 
     @Option(name: .customLong("load"), help: "A script to run before the first prompt.")
     var load: String?
 
-    @OptionGroup var safetyOption: SafetyOption
-
-    @Option(help: "Seed for math.random.")
-    var seed: Int64?
-
-    @OptionGroup var limitOptions: LimitOptions
+    @OptionGroup var scenario: ScenarioFlags
 
     /// The session process that `ReplSupervisor` starts (see there).
     @Flag(help: .hidden)
     var session = false
 
     func validate() throws {
-        try safetyOption.check()
+        try scenario.check()
     }
 
     func run() throws {
         if let load { try ScriptFile.check(load, command: "repl") }
         if !session {
-            var forwarded = ["--safety", safetyOption.safety] + limitOptions.arguments
-            if let seed { forwarded += ["--seed", String(seed)] }
-            throw ExitCode(ReplSupervisor.run(sessionArguments: forwarded, load: load))
+            throw ExitCode(ReplSupervisor.run(sessionArguments: scenario.settings.arguments, load: load))
         }
         ReplSupervisor.beginSession(preloading: load != nil)
-        let options = ScenarioOptions(limits: limitOptions.limits, seed: seed, safety: safetyOption.safety)
+        let options = scenario.settings.options()
         let runtime: LuaRuntime
         do {
             runtime = try Scenario.makeRuntime(options)

@@ -12,9 +12,15 @@ struct Responder: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "responder",
         abstract: "Lua scenarios over a Swift HierarchyResponder engine.",
+        discussion: ExitStatusHelp.text,
         version: version,
         subcommands: [RunCommand.self, TestCommand.self, ExploreCommand.self, ReplCommand.self, GraphCommand.self]
     )
+
+    /// ArgumentParser's `Error: …` in the casing of every other message (`error: …`).
+    static func lowercasedErrorPrefix(_ message: String) -> String {
+        message.hasPrefix("Error: ") ? "error: " + message.dropFirst(7) : message
+    }
 
     /// Parses and runs; usage errors exit 2 with a hint, as SPEC §3 fixes.
     static func main(_ arguments: [String]) -> Never {
@@ -30,7 +36,7 @@ struct Responder: ParsableCommand {
                 print(fullMessage(for: error))
                 Glibc.exit(0)
             }
-            Stderr.write(fullMessage(for: error) + "\n")
+            Stderr.write(lowercasedErrorPrefix(fullMessage(for: error)) + "\n")
             if status == .validationFailure {
                 Glibc.exit(2)
             }

@@ -10,7 +10,7 @@ struct TestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "test",
         abstract: "Run *_spec.lua files (a busted-compatible API) and plain scripts.",
-        discussion: """
+        discussion: ExitStatusHelp.discussion("""
         Folders are searched recursively for *_spec.lua (folders starting with '.' or '_' are \
         skipped unless named explicitly); a file named explicitly that is not *_spec.lua runs as \
         a plain script: one test that passes when the script ends without error. Each file runs \
@@ -18,24 +18,30 @@ struct TestCommand: ParsableCommand {
         (responder.reset()). --filter is a Lua pattern matched against full test names \
         ("describe path it-name"); a filter that is not a valid pattern matches as plain text. \
         The run ends with 'N passed, N failed, N skipped' on stdout (on stderr when a machine \
-        format is written to stdout); the exit status is 1 when any test failed.
-        """
+        format is written to stdout); the exit status is 1 when any test failed. busted's flags \
+        and its .busted file (tasks, -r TASK) are read as busted reads them; --seed seeds \
+        math.random and also the shuffled order and randomize(), as busted's --seed does.
+        """)
     )
 
-    @Argument(help: "Spec files, folders or plain scripts (default: the current folder).")
+    @Argument(help: "Spec files, folders or plain scripts (default: spec/ when it exists, else the current folder; busted's ROOT).")
     var paths: [String] = []
 
-    @Option(help: "Run only tests whose full name matches this Lua pattern (or plain text).")
-    var filter: String?
+    @Option(help: "Run only tests whose full name matches this Lua pattern (or plain text); repeatable.")
+    var filter: [String] = []
 
     @Option(help: "Worker processes to run files in parallel (default: the number of cores).")
     var jobs: Int?
 
     @Option(help: "Report format: pretty, tap, junit or json.")
-    var format: String = "pretty"
+    var format: String?
 
-    @Option(help: "Write the report to this file (the summary line still goes to stdout).")
-    var output: String?
+    @Option(name: .customLong("output-file"), help: "Write the report to this file (the summary line still goes to stdout).")
+    var outputFile: String?
+
+    @Option(name: [.customShort("o"), .customLong("output")],
+            help: "busted's output handler: utfTerminal (pretty), plainTerminal (pretty without colour), TAP, junit or json.")
+    var handler: String?
 
     @Option(help: "Run only shard K of N (files split by sorted position: file i goes to shard i mod N + 1).")
     var shard: String?
@@ -43,25 +49,36 @@ struct TestCommand: ParsableCommand {
     @Flag(name: .customLong("update-snapshots"), help: "Rewrite snapshots that do not match.")
     var updateSnapshots = false
 
-    @OptionGroup var safetyOption: SafetyOption
+    /// busted's own flags (SPEC §3.7).
+    @OptionGroup var busted: BustedFlags
 
-    @OptionGroup var limitOptions: LimitOptions
+    /// `--safety`, the limits and `--seed` (which here also seeds the shuffled order and
+    /// `randomize()`, as busted's `--seed` does).
+    @OptionGroup var scenario: ScenarioFlags
 
     @OptionGroup var coverageOptions: CoverageOptions
 
     @Flag(help: .hidden)
     var worker = false
 
+    /// busted's output handlers and the report format each stands for.
+    static let handlers = ["utfTerminal": "pretty", "plainTerminal": "pretty", "TAP": "tap", "junit": "junit",
+                           "json": "json"]
+
     func validate() throws {
-        try safetyOption.check()
+        try scenario.check()
         try coverageOptions.check()
-        if !["pretty", "tap", "junit", "json"].contains(format) {
+        if let format, !["pretty", "tap", "junit", "json"].contains(format) {
             throw ValidationError("--format must be pretty, tap, junit or json (got '\(format)')")
+        }
+        if let handler, Self.handlers[handler] == nil {
+            throw ValidationError("-o/--output must be one of busted's output handlers utfTerminal, plainTerminal, TAP, junit or json (got '\(handler)'); write a report to a file with --output-file")
         }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if let shard, parseShard(shard) == nil {
             throw ValidationError("--shard must be K/N with 1 <= K <= N (got '\(shard)')")
         }
+        try busted.check()
     }
 
     func parseShard(_ s: String) -> (Int, Int)? {
@@ -70,19 +87,164 @@ struct TestCommand: ParsableCommand {
         return (k, n)
     }
 
-    var runOptions: TestRunOptions {
-        var options = TestRunOptions(limits: limitOptions.limits, safety: safetyOption.safety, filter: filter,
-                                     updateSnapshots: updateSnapshots)
-        options.coverage = coverageOptions.coverage
-        return options
+    /// The options after the `.busted` file: command line first, then the task, then `_all`.
+    struct Resolved {
+        var paths: [String]
+        var format: String
+        var colour: Bool
+        var patterns: [String]
+        var excludePatterns: [String]
+        var run: TestRunOptions
+        var shuffleFiles: Bool
+        var workerArguments: [String]
+    }
+
+    func resolve() throws -> Resolved {
+        var config: [String: BustedConfig.Value] = [:]
+        let configPath = busted.configFile ?? ".busted"
+        if busted.configFile != nil || FileText.isFile(configPath) {
+            do {
+                config = try BustedConfig.load(configPath, task: busted.task).options
+            } catch {
+                Stderr.write("error: \(error.message)\n")
+                throw ExitCode(2)
+            }
+        } else if let task = busted.task {
+            Stderr.write("error: Task `\(task)` not found: there is no .busted file\n")
+            throw ExitCode(2)
+        }
+        func list(_ cli: [String], _ keys: String...) -> [String] {
+            if !cli.isEmpty { return cli }
+            for k in keys { if let v = config[k] { return v.strings } }
+            return []
+        }
+        func text(_ cli: String?, _ keys: String...) -> String? {
+            if let cli { return cli }
+            for k in keys { if let v = config[k]?.text { return v } }
+            return nil
+        }
+        func flag(_ cli: Bool?, _ keys: String...) -> Bool? {
+            if let cli { return cli }
+            for k in keys { if let v = config[k]?.flag { return v } }
+            return nil
+        }
+        func commaList(_ values: [String]) -> [String] {
+            values.flatMap { BustedConfig.Value.text($0).strings }
+        }
+
+        var roots = paths
+        if roots.isEmpty, let r = config["ROOT"] { roots = r.strings }
+        if roots.isEmpty { roots = FileText.isDirectory("spec") ? ["spec"] : ["."] }
+
+        var format = self.format ?? "pretty"
+        var colour = true
+        if let h = text(handler, "output", "o") {
+            if let f = Self.handlers[h] {
+                if self.format == nil || handler != nil { format = f }
+                colour = h != "plainTerminal"
+            } else {
+                Stderr.write("warning: output handler '\(h)' from \(configPath) is not available; using utfTerminal\n")
+            }
+        }
+
+        // --seed, else the .busted file's: math.random's seed and the shuffled order's
+        let givenSeed = scenario.seed ?? text(nil, "seed").flatMap { Int64($0) }
+        var settings = scenario.settings
+        settings.seed = givenSeed
+        var run = TestRunOptions(limits: settings.limits, safety: settings.safety,
+                                 filter: nil, updateSnapshots: updateSnapshots, seed: givenSeed)
+        run.coverage = coverageOptions.coverage
+        run.filters = list(filter, "filter")
+        run.filterOut = list(busted.filterOut, "filter-out")
+        run.tags = commaList(list(busted.tags, "tags", "t"))
+        run.excludeTags = commaList(list(busted.excludeTags, "exclude-tags"))
+        for t in run.excludeTags where run.tags.contains(t) {
+            Stderr.write("error: Cannot use --tags and --exclude-tags for the same tags\n")
+            throw ExitCode(2)
+        }
+        let shuffleAll = flag(busted.shuffle, "shuffle")
+        let sortAll = flag(busted.sort, "sort")
+        run.shuffleTests = flag(busted.shuffleTests, "shuffle-tests") ?? shuffleAll ?? false
+        run.sortTests = !run.shuffleTests && (flag(busted.sortTests, "sort-tests") ?? sortAll ?? false)
+        run.shuffleSeed = givenSeed ?? Int64(TestFramework.now() * 1000) % 2_147_483_647
+        run.repeatCount = busted.repeatCount ?? text(nil, "repeat").flatMap { Int($0) } ?? 1
+        run.list = busted.list || (flag(nil, "list", "l") ?? false)
+        run.lazySetup = flag(busted.lazy, "lazy") ?? false
+        run.suppressPending = flag(busted.suppressPending, "suppress-pending") ?? false
+        run.keepGoing = busted.exitOnFailure ? false : (flag(busted.keepGoing, "keep-going", "k") ?? true)
+        run.modulePaths = list(busted.lpath, "lpath", "m").flatMap { $0.split(separator: ";").map(String.init) }
+            .filter { !$0.isEmpty }
+        run.helper = text(busted.helper, "helper")
+        run.statements = busted.statements.isEmpty ? list([], "e") : busted.statements
+
+        var args = settings.arguments + ["--shuffle-seed", String(run.shuffleSeed), "--repeat", String(run.repeatCount)]
+        for f in run.filters { args.append("--filter=" + f) }
+        for f in run.filterOut { args.append("--filter-out=" + f) }
+        if !run.tags.isEmpty { args.append("--tags=" + run.tags.joined(separator: ",")) }
+        if !run.excludeTags.isEmpty { args.append("--exclude-tags=" + run.excludeTags.joined(separator: ",")) }
+        if run.shuffleTests { args.append("--shuffle-tests") }
+        if run.sortTests { args.append("--sort-tests") }
+        if run.list { args.append("--list") }
+        if run.lazySetup { args.append("--lazy") }
+        if run.suppressPending { args.append("--suppress-pending") }
+        if !run.keepGoing { args.append("--no-keep-going") }
+        for p in run.modulePaths { args.append("--lpath=" + p) }
+        if let h = run.helper { args.append("--helper=" + h) }
+        for e in run.statements { args += ["-e", e] }
+        if updateSnapshots { args.append("--update-snapshots") }
+        if coverageOptions.coverage { args.append("--coverage") }
+
+        return Resolved(paths: roots, format: format, colour: colour,
+                        patterns: list(busted.pattern, "pattern", "p"),
+                        excludePatterns: list(busted.excludePattern, "exclude-pattern"),
+                        run: run,
+                        shuffleFiles: flag(busted.shuffleFiles, "shuffle-files") ?? shuffleAll ?? false,
+                        workerArguments: args)
+    }
+
+    /// The options a worker gets (already resolved by the parent).
+    var workerOptions: TestRunOptions {
+        let settings = scenario.settings
+        var run = TestRunOptions(limits: settings.limits, safety: settings.safety,
+                                 filter: nil, updateSnapshots: updateSnapshots, seed: settings.seed)
+        run.filters = filter
+        run.coverage = coverageOptions.coverage
+        run.filterOut = busted.filterOut
+        run.tags = busted.tags.flatMap { $0.split(separator: ",").map(String.init) }
+        run.excludeTags = busted.excludeTags.flatMap { $0.split(separator: ",").map(String.init) }
+        run.shuffleTests = busted.shuffleTests ?? false
+        run.sortTests = busted.sortTests ?? false
+        run.shuffleSeed = busted.shuffleSeed ?? settings.seed ?? 0
+        run.repeatCount = busted.repeatCount ?? 1
+        run.list = busted.list
+        run.lazySetup = busted.lazy ?? false
+        run.suppressPending = busted.suppressPending ?? false
+        run.keepGoing = busted.keepGoing ?? true
+        run.modulePaths = busted.lpath
+        run.helper = busted.helper
+        run.statements = busted.statements
+        return run
     }
 
     func run() throws {
-        if worker { TestWorker.run(options: runOptions) }
+        if worker { TestWorker.run(options: workerOptions) }
+        if let directory = busted.directory, chdir(directory) != 0 {
+            Stderr.write("error: cannot change to folder '\(directory)': \(String(cString: strerror(errno)))\n")
+            throw ExitCode(2)
+        }
+        let resolved = try resolve()
 
+        var selection = TestDiscovery.Selection()
+        do {
+            if !resolved.patterns.isEmpty { selection.pattern = try LuaPatternMatcher(resolved.patterns) }
+            if !resolved.excludePatterns.isEmpty { selection.exclude = try LuaPatternMatcher(resolved.excludePatterns) }
+        } catch {
+            Stderr.write("error: --pattern: \(error.message)\n")
+            throw ExitCode(2)
+        }
         var files: [TestFile]
         do {
-            files = try TestDiscovery.discover(paths.isEmpty ? ["."] : paths)
+            files = try TestDiscovery.discover(resolved.paths, selection: selection)
         } catch {
             if case .missing(let p) = error {
                 Stderr.write("error: cannot open '\(p)': no such file or folder\nhint: give spec files or folders; see 'responder test --help'\n")
@@ -92,33 +254,44 @@ struct TestCommand: ParsableCommand {
         if let shard, let (k, n) = parseShard(shard) {
             files = TestDiscovery.shard(files, k: k, n: n)
         }
+        if resolved.shuffleFiles {
+            var rng = SplitMix(seed: UInt64(bitPattern: resolved.run.shuffleSeed))
+            files.shuffle(using: &rng)
+        }
 
-        let toStdout = output == nil
+        let format = resolved.format
+        let toStdout = outputFile == nil
         let pretty = format == "pretty"
-        let live = pretty && toStdout
+        let listing = resolved.run.list
+        let live = pretty && toStdout && !listing
         let terminal = Console.isTerminal(1)
         let noColor = getenv("NO_COLOR").map { String(cString: $0).isEmpty == false } ?? false
-        let style = TestReport.Style(colour: live && terminal && !noColor)
+        let style = TestReport.Style(colour: live && terminal && !noColor && resolved.colour)
         let progress = live && terminal && files.count >= 20
 
-        var workerArgs = ["--safety", safetyOption.safety] + limitOptions.arguments
-        if let filter { workerArgs.append("--filter=" + filter) }
-        if updateSnapshots { workerArgs.append("--update-snapshots") }
-        if coverageOptions.coverage { workerArgs.append("--coverage") }
         let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-        let pool = TestWorkerPool(jobs: jobs ?? max(1, cores), workerArguments: workerArgs,
-                                  stdoutToStderr: !pretty && toStdout,
-                                  timeoutSeconds: limitOptions.limits.timeoutSeconds ?? LuaLimits.defaultTimeoutSeconds)
+        let pool = TestWorkerPool(jobs: jobs ?? max(1, cores), workerArguments: resolved.workerArguments,
+                                  stdoutToStderr: !pretty && toStdout && !listing,
+                                  timeoutSeconds: scenario.settings.limits.timeoutSeconds ?? LuaLimits.defaultTimeoutSeconds)
 
         let start = TestFramework.now()
         var perFile = [[TestRecord]](repeating: [], count: files.count)
         var running = TestSummary()
         var filesDone = 0
         var coverageData = CoverageData()
+        let stopAtFailure = !resolved.run.keepGoing
+        var lastProgress = 0.0
         pool.run(files, record: { index, record in
             perFile[index].append(record)
             running.add(record)
             if live && !progress { Console.out(TestReport.mark(record, style)) }
+            // the progress line moves with each test, at most 20 times a second
+            let now = TestFramework.now()
+            if progress && now - lastProgress >= 0.05 {
+                lastProgress = now
+                Console.out("\r\u{1B}[K[\(filesDone)/\(files.count) files] \(running.line)")
+                Console.flush()
+            }
         }, done: { _ in
             filesDone += 1
             if progress {
@@ -127,9 +300,13 @@ struct TestCommand: ParsableCommand {
             if live { Console.flush() }
         }, coverage: { line in
             coverageData.addWireLine(line)
-        })
+        }, stop: { stopAtFailure && running.anyFailure })
         let duration = TestFramework.now() - start
         if progress { Console.out("\r\u{1B}[K") }
+        if listing {
+            Console.flush()
+            throw ExitCode(0)
+        }
         let records = perFile.flatMap { $0 }
         var summary = TestSummary()
         for r in records { summary.add(r) }
@@ -143,9 +320,9 @@ struct TestCommand: ParsableCommand {
             let st = toStdout ? style : TestReport.Style(colour: false)
             report = (live && !progress && !records.isEmpty ? "\n" : "") + TestReport.pretty(records, st, duration: duration)
         }
-        if let output {
-            if !FileText.write(report, to: output) {
-                Stderr.write("error: cannot write the report to '\(output)': \(String(cString: strerror(errno)))\n")
+        if let outputFile {
+            if !FileText.write(report, to: outputFile) {
+                Stderr.write("error: cannot write the report to '\(outputFile)': \(String(cString: strerror(errno)))\n")
                 throw ExitCode(2)
             }
             Console.out(summary.line + "\n")
@@ -167,8 +344,21 @@ struct TestCommand: ParsableCommand {
             }
         }
         if files.isEmpty {
-            Stderr.write("warning: no test files found (looked for *_spec.lua under \((paths.isEmpty ? ["."] : paths).joined(separator: ", ")))\n")
+            Stderr.write("warning: no test files found (looked for \(resolved.patterns.isEmpty ? "*_spec.lua" : "files matching " + resolved.patterns.joined(separator: ", ")) under \(resolved.paths.joined(separator: ", ")))\n")
         }
         throw ExitCode(summary.anyFailure ? 1 : coverageFailed ? 2 : 0)
+    }
+}
+
+/// A small seeded generator for `--shuffle-files` (reproducible with `--seed`).
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

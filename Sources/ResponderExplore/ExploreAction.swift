@@ -1,3 +1,5 @@
+import ResponderEngine
+
 /// A node addressed the way a spec can find it again: the `index`-th node (1-based, document
 /// order) of `root:findAll(selector)`, where the selector is `#id` for nodes with an id, else
 /// the node's name.
@@ -92,21 +94,7 @@ package struct ExploreAction: Sendable, Hashable {
     }
 
     /// A Lua string literal.
-    package static func quote(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 || u.value == 0x7f { out += "\\\(u.value)" } else { out.unicodeScalars.append(u) }
-            }
-        }
-        return out + "\""
-    }
+    package static func quote(_ s: String) -> String { "\"" + TextEscaper.luaString(s) + "\"" }
 
     /// A number as Lua reads it back exactly (integers without `.0`).
     package static func number(_ d: Double) -> String {

@@ -41,28 +41,20 @@ package final class ExploreHost {
     /// Throws the script's failure.
     package init(script: String, options: ScenarioOptions) throws(LuaFailure) {
         runtime = try Scenario.makeRuntime(options)
+        // The wall-clock limit covers the run as it covers a `run` or a test file: loading the
+        // script, every action and closing the state. Lua code past it raises `time limit
+        // exceeded` (the run fails with a limit); code the hook cannot reach ends the process.
+        runtime.startTimeout()
         guard let m = runtime.moduleState else { throw LuaFailure(kind: .script, message: "internal error: no responder module") }
         self.m = m
         m.world.diagnostics = { _ in }
         runtime.extensions[ObjectIdentifier(ExploreHost.self)] = WeakHost(self)
         let L = runtime.L
-        // the driver: calls a module function by name (a tail call: errors keep the callee's place)
-        let driver = """
-        local R = require "responder"
-        local fns = {}
-        print = function() end
-        return function(name, ...)
-          if name == "cancelTask" then
-            local t = R.explore.tasks()[...]
-            if t then t:cancel() end
-            return
-          end
-          local f = fns[name]
-          if f == nil then f = R[name]; fns[name] = f end
-          return f(...)
-        end
-        """
-        try runtime.runString(driver, chunkname: "=responder.explore.driver", results: 1)
+        // the driver (Lua/driver.lua): calls a module function by name
+        if let failure = runtime.loadHostChunk(PackageResources.driver_lua, chunkname: "=Sources/ResponderExplore/Lua/driver.lua") {
+            throw failure
+        }
+        if let failure = runtime.call(0, 1) { throw failure }
         driverRef = luaL_ref(L, luashim_registryindex())
         try runtime.runFile(script)
         readRegistrations()

@@ -16,9 +16,9 @@ public struct TreeGraphError: Error, CustomStringConvertible, Sendable, Equatabl
 ///
 /// Each node is labelled `Name#id` and lists its responder entries (`#1 receiveEvent`,
 /// `#2 handleEvent(ItemSelected)`, `#3 triggers(A, B)`), then its subscribers, publishers and
-/// tap actions. The nodes on the last dispatch's path carry their position on it (1 = the
-/// origin) and the entries the dispatch visited carry their step numbers and decisions, in the
-/// order of the trace.
+/// tap actions. The nodes on the last dispatch's path are marked (`◀ origin`, `◀ path`) and the
+/// entries the dispatch visited carry their step numbers and decisions, in the order of the
+/// trace: one numbering, explained by a legend under each picture.
 public struct TreeGraph: Sendable {
     /// One line under a node: an entry, subscriber, publisher or tap action.
     public struct Line: Sendable, Equatable {
@@ -82,6 +82,13 @@ public struct TreeGraph: Sendable {
     public static let maximumIndentation = 40
     /// The most path nodes and steps of the last dispatch that are listed.
     public static let maximumListed = 2_000
+    /// The most lines drawn under one node in order; as many again are drawn where the last
+    /// dispatch did more than pass or skip. The rest are counted on a line of their own.
+    public static let maximumLinesPerNode = 20
+    /// The longest label or line text drawn, in characters; longer text is cut with a count of
+    /// what was left out. With ``maximumNodes`` and ``maximumLinesPerNode`` this bounds the size
+    /// of a picture whatever the script made.
+    public static let maximumTextLength = 200
 
     /// The nodes in document order; the root is `nodes[0]`.
     public var nodes: [GraphNode]
@@ -115,6 +122,7 @@ public struct TreeGraph: Sendable {
         var indexOf: [ObjectIdentifier: Int] = [:]
         var stack: [(node: Node, parent: Int?)] = [(root, nil)]
         var engineNodes: [Node] = []
+        var noteCounts: [Int] = []  // per node: the kit's note lines before its entry lines
         var omitted = 0
         while let item = stack.popLast() {
             let node = item.node, parent = item.parent
@@ -127,8 +135,10 @@ public struct TreeGraph: Sendable {
             let index = nodes.count
             indexOf[ObjectIdentifier(node)] = index
             engineNodes.append(node)
+            let noteLines = notes(node).map { Line(text: $0, steps: []) }
+            noteCounts.append(noteLines.count)
             nodes.append(GraphNode(label: node.description, parent: parent, children: [],
-                                   lines: notes(node).map { Line(text: $0, steps: []) } + Self.lines(of: node),
+                                   lines: noteLines + Self.lines(of: node),
                                    pathPosition: nil))
             if let parent { nodes[parent].children.append(index) }
             for child in node.children.reversed() { stack.append((child, index)) }
@@ -143,7 +153,7 @@ public struct TreeGraph: Sendable {
                                 result: step.result.map { $0.description })
                 steps.append(mark)
                 guard let at = indexOf[ObjectIdentifier(step.node)] else { continue }
-                Self.attach(mark, to: &nodes[at], node: engineNodes[at], kind: trace.kind)
+                Self.attach(mark, to: &nodes[at], node: engineNodes[at], kind: trace.kind, after: noteCounts[at])
             }
             for (position, node) in trace.path.enumerated() {
                 if let at = indexOf[ObjectIdentifier(node)], nodes[at].pathPosition == nil {
@@ -189,7 +199,8 @@ public struct TreeGraph: Sendable {
     }
 
     /// Marks the line a step visited; a step whose entry is gone gets a line of its own.
-    static func attach(_ step: Step, to graphNode: inout GraphNode, node: Node, kind: TraceKind) {
+    /// `notes`: how many note lines come before the node's entry lines.
+    static func attach(_ step: Step, to graphNode: inout GraphNode, node: Node, kind: TraceKind, after notes: Int = 0) {
         if kind == .action {
             attachAction(step, to: &graphNode)
             return
@@ -201,14 +212,15 @@ public struct TreeGraph: Sendable {
         let responders = node.responders
         let target: Int?
         if kind == .publish {
-            let subscribers = node.subscribers
-            if step.index <= subscribers.count, subscribers[step.index - 1].label == step.responder {
-                target = responders.count + step.index - 1
+            // a subscribe step's index counts the responder entries first, as node:responders()
+            let subscribers = node.subscribers, k = step.index - responders.count
+            if k >= 1, k <= subscribers.count, subscribers[k - 1].label == step.responder {
+                target = notes + step.index - 1
             } else {
                 target = nil
             }
         } else if step.index <= responders.count, responders[step.index - 1].label == step.responder {
-            target = step.index - 1
+            target = notes + step.index - 1
         } else {
             target = nil
         }
@@ -268,25 +280,99 @@ public struct TreeGraph: Sendable {
             out += "last dispatch: none\n"
             return out
         }
-        out += "last dispatch: " + Self.oneLine(dispatch.header) + "\n"
+        out += "last dispatch: " + Self.oneLine(Self.clip(dispatch.header)) + "\n"
         out += "path: " + Self.oneLine(Self.listed(dispatch.path)) + "\n"
-        let nodeWidth = dispatch.steps.map { Self.oneLine($0.node).count }.max() ?? 0
-        let entryWidth = dispatch.steps.map { Self.oneLine(Self.entryText($0)).count }.max() ?? 0
-        let numberWidth = String(dispatch.steps.count).count
-        for step in dispatch.steps.prefix(Self.maximumListed) {
-            var line = "  " + Self.pad(String(step.number), numberWidth, left: true) + "  "
-                + Self.pad(Self.oneLine(step.node), nodeWidth) + "  "
-                + Self.pad(Self.oneLine(Self.entryText(step)), entryWidth) + "  "
-                + step.decision
-            if let result = step.result { line += " → " + Self.oneLine(result) }
-            out += line + "\n"
-        }
+        out += Self.stepList(dispatch.steps.prefix(Self.maximumListed))
         if dispatch.steps.isEmpty { out += "  (no steps)\n" }
         if dispatch.steps.count > Self.maximumListed {
             out += "  … \(dispatch.steps.count - Self.maximumListed) more steps not shown "
                 + "(a graph lists at most \(Self.maximumListed))\n"
         }
+        out += Self.legend + "\n"
         return out
+    }
+
+    /// The one numbering the pictures use, explained under them: steps are numbered as the
+    /// trace lists them; the path's nodes are marked, in order on the `path:` line.
+    static let legend = "legend: ◀ step N   the entry that took step N of the list above\n"
+        + "        ◀ origin   where the value started; ◀ path: the nodes it passed (in order on path:)"
+
+    /// The mark after a node on the last dispatch's path (position 1 is the origin).
+    static func pathMark(_ position: Int) -> String {
+        position == 1 ? "  ◀ origin" : "  ◀ path"
+    }
+
+    /// The most steps the picture's caption lists (the text form lists up to ``maximumListed``).
+    static let maximumCaptionSteps = 20
+
+    /// The numbered step lines, columns sized to their longest entries.
+    static func stepList(_ steps: ArraySlice<Step>) -> String {
+        let nodeWidth = steps.map { oneLine(clip($0.node)).count }.max() ?? 0
+        let entryWidth = steps.map { oneLine(clip(entryText($0))).count }.max() ?? 0
+        let numberWidth = String(steps.last?.number ?? 0).count
+        var out = ""
+        for step in steps {
+            var line = "  " + pad(String(step.number), numberWidth, left: true) + "  "
+                + pad(oneLine(clip(step.node)), nodeWidth) + "  "
+                + pad(oneLine(clip(entryText(step))), entryWidth) + "  "
+                + step.decision
+            if let result = step.result { line += " → " + oneLine(clip(result)) }
+            out += line + "\n"
+        }
+        return out
+    }
+
+    /// The widest picture that stays readable at a README's width, in label characters
+    /// (about 800 px at the 10-point monospace font of the boxes).
+    static let readableWidth = 120
+
+    /// Graphviz rank constraints that lay a parent's many leaf children out in rows (a grid of
+    /// items would otherwise be one long row): children of one row share a rank, and an
+    /// invisible edge puts each row under the previous one. Only leaves are wrapped, so the
+    /// drawn tree edges keep their meaning.
+    func rowLayout() -> (constraints: String, columns: [Int: String]) {
+        var out = ""
+        var columns: [Int: String] = [:]
+        for (parent, node) in nodes.enumerated() where node.children.count > 2 {
+            let children = node.children
+            guard children.allSatisfy({ nodes[$0].children.isEmpty }) else { continue }
+            var widest = 0
+            for i in children { widest = max(widest, boxWidth(nodes[i])) }
+            let perRow = max(1, Self.readableWidth / (widest + 4))
+            guard children.count > perRow else { continue }
+            var rows: [[Int]] = []
+            var start = 0
+            while start < children.count {
+                rows.append(Array(children[start..<min(start + perRow, children.count)]))
+                start += perRow
+            }
+            for row in rows {
+                out += "  { rank=same; " + row.map { "n\($0);" }.joined(separator: " ") + " }\n"
+            }
+            // each column a group under the one above it, so rows line up as a grid
+            for (upper, lower) in zip(rows, rows.dropFirst()) {
+                for (a, b) in zip(upper, lower) { out += "  n\(a) -> n\(b) [style=invis];\n" }
+            }
+            for row in rows {
+                for (column, child) in row.enumerated() { columns[child] = "p\(parent)c\(column)" }
+            }
+        }
+        return (out, columns)
+    }
+
+    /// The widest line of a node's box, in characters.
+    func boxWidth(_ node: GraphNode) -> Int {
+        var width = Self.clip(node.label).count + (node.pathPosition.map { Self.pathMark($0).count } ?? 0)
+        let (shown, hidden) = Self.shownLines(node.lines)
+        for line in shown {
+            var count = Self.clip(line.text).count
+            if !line.steps.isEmpty {
+                count += 4 + Self.clip(line.steps.map(\.mark).joined(separator: ", ")).count
+            }
+            width = max(width, count)
+        }
+        if hidden > 0 { width = max(width, Self.hiddenNote(hidden).count) }
+        return width
     }
 
     /// `note: …` for a tree larger than ``maximumNodes``.
@@ -297,10 +383,36 @@ public struct TreeGraph: Sendable {
 
     /// Labels joined with arrows; past ``maximumListed`` the middle ones are left out.
     static func listed(_ labels: [String]) -> String {
-        guard labels.count > maximumListed else { return labels.joined(separator: " → ") }
+        guard labels.count > maximumListed else { return labels.map { clip($0) }.joined(separator: " → ") }
         let half = maximumListed / 2
-        return (labels.prefix(half) + ["… \(labels.count - 2 * half) more …"] + labels.suffix(half))
+        return (labels.prefix(half).map { clip($0) } + ["… \(labels.count - 2 * half) more …"]
+                + labels.suffix(half).map { clip($0) })
             .joined(separator: " → ")
+    }
+
+    /// `text`, or its first ``maximumTextLength`` characters and a count of the rest.
+    static func clip(_ text: String) -> String {
+        guard text.utf8.count > maximumTextLength, text.count > maximumTextLength else { return text }
+        return text.prefix(maximumTextLength) + "… (\(text.count - maximumTextLength) more characters)"
+    }
+
+    /// The lines drawn under a node: the first ``maximumLinesPerNode``, then up to as many of the
+    /// others where the last dispatch did more than pass or skip (handled, transformed, …); with
+    /// the number of lines left out.
+    static func shownLines(_ lines: [Line]) -> (shown: [Line], hidden: Int) {
+        guard lines.count > maximumLinesPerNode else { return (lines, 0) }
+        var shown = Array(lines.prefix(maximumLinesPerNode))
+        for line in lines.dropFirst(maximumLinesPerNode) where shown.count < 2 * maximumLinesPerNode {
+            if line.steps.contains(where: { $0.decision != "passed" && $0.decision != "skipped" }) {
+                shown.append(line)
+            }
+        }
+        return (shown, lines.count - shown.count)
+    }
+
+    /// The line that stands for lines left out.
+    static func hiddenNote(_ count: Int) -> String {
+        "… \(count) more lines not shown (a graph shows at most \(maximumLinesPerNode) per node)"
     }
 
     /// The indented tree, walked iteratively. Indentation stops growing at
@@ -317,22 +429,24 @@ public struct TreeGraph: Sendable {
                 out += "[depth \(depth)] "
                 capped = true
             }
-            out += Self.oneLine(node.label)
-            if let position = node.pathPosition { out += "  ◀ \(position)" + (position == 1 ? " origin" : "") }
+            out += Self.oneLine(Self.clip(node.label))
+            if let position = node.pathPosition { out += Self.pathMark(position) }
             out += "\n"
             let inner = indents ? prefix + (isRoot ? "" : (isLast ? "    " : "│   ")) : prefix
             let bar = node.children.isEmpty ? "    " : "│   "
-            let width = node.lines.filter { !$0.steps.isEmpty }.map { Self.oneLine($0.text).count }.max() ?? 0
-            for line in node.lines {
+            let (shown, hidden) = Self.shownLines(node.lines)
+            let width = shown.filter { !$0.steps.isEmpty }.map { Self.oneLine(Self.clip($0.text)).count }.max() ?? 0
+            for line in shown {
                 var text = inner + bar
                 if line.steps.isEmpty {
-                    text += Self.oneLine(line.text)
+                    text += Self.oneLine(Self.clip(line.text))
                 } else {
-                    text += Self.pad(Self.oneLine(line.text), width) + "  ◀ "
-                        + Self.oneLine(line.steps.map(\.mark).joined(separator: ", "))
+                    text += Self.pad(Self.oneLine(Self.clip(line.text)), width) + "  ◀ "
+                        + Self.oneLine(Self.clip(line.steps.map(\.mark).joined(separator: ", ")))
                 }
                 out += text + "\n"
             }
+            if hidden > 0 { out += inner + bar + Self.hiddenNote(hidden) + "\n" }
             for (offset, child) in node.children.enumerated().reversed() {
                 stack.append((child, inner, offset == node.children.count - 1, depth + 1))
             }
@@ -374,24 +488,33 @@ public struct TreeGraph: Sendable {
         var out = "digraph responders {\n"
         var graphLabel = isMounted ? "" : "nothing is mounted; the tree of the last dispatch\n"
         if let dispatch {
-            graphLabel += "last dispatch: \(dispatch.header)\npath: \(Self.listed(dispatch.path))\n"
+            graphLabel += "last dispatch: \(Self.clip(dispatch.header))\npath: \(Self.listed(dispatch.path))\n"
+            graphLabel += Self.stepList(dispatch.steps.prefix(Self.maximumCaptionSteps))
+            if dispatch.steps.count > Self.maximumCaptionSteps {
+                graphLabel += "  … \(dispatch.steps.count - Self.maximumCaptionSteps) more steps (--format text lists them)\n"
+            }
+            graphLabel += Self.legend + "\n"
         } else {
             graphLabel += "last dispatch: none\n"
         }
         if omittedNodes > 0 { graphLabel += omittedNote + "\n" }
-        out += "  graph [rankdir=TB, labelloc=t, labeljust=l, fontname=\"monospace\", fontsize=11, label=\"\(Self.dotEscape(graphLabel))\"];\n"
+        out += "  graph [rankdir=TB, newrank=true, nodesep=0.25, labelloc=t, labeljust=l, fontname=\"monospace\", fontsize=11, label=\"\(Self.dotEscape(graphLabel))\"];\n"
         out += "  node [shape=box, fontname=\"monospace\", fontsize=10];\n"
         out += "  edge [color=\"gray50\", arrowsize=0.7, fontname=\"monospace\", fontsize=10];\n"
+        let rows = rowLayout()
         for (index, node) in nodes.enumerated() {
-            var label = node.label
-            if let position = node.pathPosition { label += "  ◀ \(position)" + (position == 1 ? " origin" : "") }
+            var label = Self.clip(node.label)
+            if let position = node.pathPosition { label += Self.pathMark(position) }
             label += "\n"
-            for line in node.lines {
-                label += line.text
-                if !line.steps.isEmpty { label += "  ◀ " + line.steps.map(\.mark).joined(separator: ", ") }
+            let (shown, hidden) = Self.shownLines(node.lines)
+            for line in shown {
+                label += Self.clip(line.text)
+                if !line.steps.isEmpty { label += "  ◀ " + Self.clip(line.steps.map(\.mark).joined(separator: ", ")) }
                 label += "\n"
             }
+            if hidden > 0 { label += Self.hiddenNote(hidden) + "\n" }
             var attributes = "label=\"\(Self.dotEscape(label))\""
+            if let column = rows.columns[index] { attributes = "group=\"\(column)\", " + attributes }
             if node.pathPosition != nil {
                 attributes += ", color=\"red\", penwidth=2, style=\"filled,bold\", fillcolor=\"#ffecec\""
             } else if node.lines.contains(where: { !$0.steps.isEmpty }) {
@@ -399,8 +522,9 @@ public struct TreeGraph: Sendable {
             }
             out += "  n\(index) [\(attributes)];\n"
         }
+        out += rows.constraints
         // Path edges: consecutive path nodes that are parent and child in the snapshot.
-        var onPath: [Int: Int] = [:]  // child index → hop number
+        var onPath: [Int: Int] = [:]  // child index → position of the child on the path
         let byPosition = nodes.indices.compactMap { i in nodes[i].pathPosition.map { ($0, i) } }
         let positionIndex = Dictionary(byPosition, uniquingKeysWith: { first, _ in first })
         for (position, child) in positionIndex {
@@ -410,8 +534,9 @@ public struct TreeGraph: Sendable {
         }
         for (index, node) in nodes.enumerated() {
             for child in node.children {
-                if let hop = onPath[child] {
-                    out += "  n\(index) -> n\(child) [dir=back, color=\"red\", penwidth=2.5, fontcolor=\"red\", label=\"\(hop)\"];\n"
+                if onPath[child] != nil {
+                    // no label on the line: the steps carry the numbers (one numbering, see legend)
+                    out += "  n\(index) -> n\(child) [dir=back, color=\"red\", penwidth=2.5];\n"
                 } else {
                     out += "  n\(index) -> n\(child);\n"
                 }
@@ -422,23 +547,5 @@ public struct TreeGraph: Sendable {
     }
 
     /// Escapes text for a double-quoted Graphviz label, every line left-justified (`\l`).
-    public static func dotEscape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count + 8)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\l"
-            case "\r": break
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7f {
-                    out += " "
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out
-    }
+    public static func dotEscape(_ text: String) -> String { TextEscaper.dotLabel(text) }
 }

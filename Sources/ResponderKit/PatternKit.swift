@@ -4,8 +4,8 @@ import ResponderLua
 /// The pattern kit (SPEC §2.9): controls and state, target–action, environment, preferences,
 /// notifications and async actions, as the `responder` module's extension.
 struct PatternKit: ModuleExtension {
-    let functions = Dictionary(uniqueKeysWithValues: ControlsBinding.functions)
-    let methods = Dictionary(uniqueKeysWithValues: ControlsBinding.nodeMethods)
+    var functions: [(String, LuaSwiftFunction)] { ControlsBinding.functions }
+    var methods: [(String, LuaSwiftFunction)] { ControlsBinding.nodeMethods }
     let luaFunctionNames = EnvironmentBinding.functionNames
     let luaMethodNames = EnvironmentBinding.methodNames
 

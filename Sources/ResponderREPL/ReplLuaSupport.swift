@@ -7,7 +7,7 @@ import ResponderLua
 /// functions that the session keeps in the registry (nothing is added to the globals, so
 /// completion and scripts see a clean global table).
 enum ReplLuaSupport {
-    static let chunkName = "=repl"
+    static let chunkName = "=Sources/ResponderREPL/Lua/repl.lua"
 
     /// `rawmeta(v)`: the real metatable of `v` (the module locks its metatables with
     /// `__metatable`, which only `getmetatable` honours), or nil.

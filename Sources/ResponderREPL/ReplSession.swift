@@ -61,7 +61,10 @@ package final class ReplSession {
             // (75: what `responder repl`'s supervisor restarts)
             LuaRuntime.setHardExitStatus(Self.restartStatus)
         }
-        defer { reader.close() }
+        defer {
+            reader.close()
+            prepareClose()
+        }
         while true {
             let prompt = pending.isEmpty ? "> " : ">> "
             switch reader.read(prompt: prompt) {
@@ -81,6 +84,16 @@ package final class ReplSession {
             }
             Console.flush()
         }
+    }
+
+    /// The session ends: `lua_close` runs the last finalizers next, with hooks off, so only the
+    /// wall-clock limit can stop a looping `__gc`. It gets a fresh `--timeout` window, and code
+    /// that cannot be stopped then ends the process with status 3 (a limit), not the status that
+    /// asks the supervisor for a new session (scripts/tests/safety/repl_close_spec.lua).
+    private func prepareClose() {
+        LuaRuntime.setHardExitStatus(3)
+        runtime.resetLimits()
+        runtime.startTimeout()
     }
 
     private static func historyPath() -> String? {
@@ -103,6 +116,9 @@ package final class ReplSession {
     private func compile(_ text: String) -> Compiled {
         var text = text
         if text.hasPrefix("=") { text = "return " + text.dropFirst() }
+        // a new start: a memory limit an earlier entry hit must not refuse the memory that
+        // compiling `t = nil` needs
+        runtime.resetLimits()
         if runtime.load(Array(("return " + text + ";").utf8), chunkname: "=stdin") == nil { return .ready }
         if let failure = runtime.load(Array(text.utf8), chunkname: "=stdin") {
             return failure.message.hasSuffix("<eof>") ? .incomplete : .failed(failure)
@@ -160,6 +176,7 @@ package final class ReplSession {
         case .interrupted:
             // On a terminal the echoed ^C is still on the line.
             Console.error(reader.isInteractive ? "\ninterrupted!\n" : "interrupted!\n")
+            markStopped("interrupted (Ctrl-C)", failure)
         case .memoryLimit:
             luashim_gc_collect(L)
             Console.error("error: \(failure.message)\n")
@@ -167,7 +184,37 @@ package final class ReplSession {
             var text = "error: \(failure.message)\n"
             if let tb = Self.usefulTraceback(failure.traceback) { text += tb + "\n" }
             Console.error(text)
+            if failure.kind == .timeout || failure.kind == .instructionLimit {
+                markStopped(failure.kind == .timeout ? "the time limit (--timeout)" : "the instruction limit (--max-instructions)", failure)
+            }
         }
+    }
+
+    /// Tells the Lua helper that the entry stopped early, so that `.trace` marks where the last
+    /// action stopped: `reason`, and the innermost Lua position of the failure's traceback.
+    private func markStopped(_ reason: String, _ failure: LuaFailure) {
+        let base = lua_gettop(L)
+        defer { lua_settop(L, base) }
+        pushHelper("markStopped")
+        runtime.pushString(reason)
+        if let place = Self.innermostPosition(failure.traceback) { runtime.pushString(place) } else { lua_pushnil(L) }
+        _ = runtime.call(2, 0)
+    }
+
+    /// `file:line` of the innermost Lua frame in a traceback (`[C]` frames skipped).
+    static func innermostPosition(_ traceback: String?) -> String? {
+        guard let traceback else { return nil }
+        for line in traceback.split(separator: "\n") {
+            let t = line.drop(while: { $0 == "\t" || $0 == " " })
+            if t.hasPrefix("stack traceback:") || t.hasPrefix("[C]") { continue }
+            if let colon = t.firstIndex(of: ":"), let end = t[t.index(after: colon)...].firstIndex(of: ":") {
+                let place = t[..<end]
+                if place.dropFirst(place.distance(from: place.startIndex, to: colon) + 1).allSatisfy(\.isNumber) {
+                    return String(place)
+                }
+            }
+        }
+        return nil
     }
 
     /// The traceback without the REPL's own frames; nil when nothing but the entry is left.
@@ -313,18 +360,17 @@ package final class ReplSession {
     }
 
     /// Runs a file in the session (its results, if any, are printed).
+    /// The file is read as `responder run` reads it: a byte-order mark and a `#!` first line are
+    /// skipped, so executable scenario scripts load too.
     private func loadFile(_ path: String) {
-        let bytes: [UInt8]
-        switch FileText.read(path) {
-        case .success(let b): bytes = b
-        case .failure(let problem):
+        if case .failure(let problem) = FileText.read(path) {
             Console.error(FileText.openError(path, problem))
             return
         }
         let savedDirectory = runtime.scriptDirectory
         runtime.scriptDirectory = FileText.directory(of: path)
         defer { runtime.scriptDirectory = savedDirectory }
-        if let failure = runtime.load(bytes, chunkname: "@" + path) {
+        if let failure = runtime.loadFile(path, chunkname: "@" + path) {
             report(failure)
             return
         }

@@ -15,14 +15,33 @@ package enum TestDiscovery {
         case missing(String)
     }
 
-    package static func discover(_ paths: [String]) throws(Failure) -> [TestFile] {
+    /// Which file names are specs: busted's `--pattern` (Lua patterns on the base name, any one
+    /// matching, `.lua` files only) and `--exclude-pattern`; without patterns, `*_spec.lua`.
+    package struct Selection {
+        package var pattern: LuaPatternMatcher?
+        package var exclude: LuaPatternMatcher?
+
+        package init(pattern: LuaPatternMatcher? = nil, exclude: LuaPatternMatcher? = nil) {
+            self.pattern = pattern
+            self.exclude = exclude
+        }
+
+        package func isSpec(_ name: String) -> Bool {
+            if let exclude, exclude.matchesAny(name) { return false }
+            if let pattern { return name.hasSuffix(".lua") && pattern.matchesAny(name) }
+            return name.hasSuffix("_spec.lua")
+        }
+    }
+
+    package static func discover(_ paths: [String], selection: Selection = Selection()) throws(Failure) -> [TestFile] {
         var found: [String: Bool] = [:]   // path -> plain
         for raw in paths {
             let path = normalize(raw)
             if FileText.isDirectory(path) {
-                walk(path, into: &found)
+                walk(path, selection, into: &found)
             } else if FileText.isFile(path) {
-                found[path] = !path.hasSuffix("_spec.lua")
+                let base = path.split(separator: "/").last.map(String.init) ?? path
+                found[path] = !selection.isSpec(base)
             } else {
                 throw .missing(raw)
             }
@@ -38,7 +57,7 @@ package enum TestDiscovery {
         return s
     }
 
-    private static func walk(_ dir: String, into found: inout [String: Bool]) {
+    private static func walk(_ dir: String, _ selection: Selection, into found: inout [String: Bool]) {
         guard let d = opendir(dir) else { return }
         defer { closedir(d) }
         var entries: [String] = []
@@ -56,8 +75,8 @@ package enum TestDiscovery {
             let kind = st.st_mode & S_IFMT
             if kind == S_IFDIR {
                 if name.hasPrefix(".") || name.hasPrefix("_") { continue }
-                walk(path, into: &found)
-            } else if name.hasSuffix("_spec.lua") && (kind == S_IFREG || (kind == S_IFLNK && FileText.isFile(path))) {
+                walk(path, selection, into: &found)
+            } else if selection.isSpec(name) && (kind == S_IFREG || (kind == S_IFLNK && FileText.isFile(path))) {
                 found[path] = false
             }
         }

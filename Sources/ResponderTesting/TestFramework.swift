@@ -5,6 +5,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ResponderEngine
 import ResponderKit
 import ResponderLua
 
@@ -38,6 +39,9 @@ public struct TestRecord: Sendable, Equatable {
     public var traceback: String?
     /// Notes such as "snapshot 'x' written to …".
     public var note: String?
+    /// The safety warnings the test raised (`warning: FILE:LINE: message` lines), those an
+    /// `assert.warns` expected left out.
+    public var warnings: [String] = []
     /// Seconds.
     public var duration: Double
 
@@ -57,25 +61,70 @@ public struct TestRecord: Sendable, Equatable {
         self.note = note
         self.duration = duration
     }
+
+    /// Bytes of the record's texts plus a fixed estimate for the record itself (for memory
+    /// accounting).
+    public var textBytes: Int {
+        var total = 256 + name.utf8.count + suite.utf8.count + test.utf8.count
+        for text in [message, location, diff, trace, traceback, note] { total += text?.utf8.count ?? 0 }
+        for line in warnings { total += 16 + line.utf8.count }
+        return total
+    }
 }
 
 /// How test files are run.
 public struct TestRunOptions: Sendable {
     public var limits: LuaLimits
     public var safety: String
-    /// A Lua pattern matched against full test names; when it is not a valid pattern it is
-    /// matched as plain text.
-    public var filter: String?
+    /// Lua patterns matched against full test names (a test runs when one matches); a filter that
+    /// is not a valid pattern is matched as plain text.
+    public var filters: [String] = []
+    /// The first of `filters` (setting it replaces them all).
+    public var filter: String? {
+        get { filters.first }
+        set { filters = newValue.map { [$0] } ?? [] }
+    }
     public var updateSnapshots: Bool
     public var seed: Int64?
     /// Record coverage (lines and responders) for each file.
     public var coverage = false
+    /// busted's `--filter-out`: Lua patterns; a test or describe whose full name matches one is
+    /// not run.
+    public var filterOut: [String] = []
+    /// busted's `--tags`: only tests whose full name has one of these `#tag`s run.
+    public var tags: [String] = []
+    /// busted's `--exclude-tags`: tests and describes whose name has one of these `#tag`s do not run.
+    public var excludeTags: [String] = []
+    /// busted's `--shuffle-tests`: randomize the order inside every block (seeded by `shuffleSeed`).
+    public var shuffleTests = false
+    /// busted's `--sort-tests`: sort every block's children by name.
+    public var sortTests = false
+    /// The seed for shuffled order and `randomize()` (busted's `--seed`).
+    public var shuffleSeed: Int64 = 0
+    /// busted's `--repeat`.
+    public var repeatCount = 1
+    /// busted's `--list`: print the tests (`file:line: name`) instead of running them.
+    public var list = false
+    /// busted's `--lazy`: `setup`/`teardown` are lazy.
+    public var lazySetup = false
+    /// busted's `--suppress-pending`.
+    public var suppressPending = false
+    /// busted's `--keep-going` (default) / `--no-keep-going`: stop running tests after the first
+    /// failure or error.
+    public var keepGoing = true
+    /// busted's `--lpath`: module path templates (`dir/?.lua`) where `require` also looks for `.lua`
+    /// source files.
+    public var modulePaths: [String] = []
+    /// busted's `--helper`: a Lua file run in each spec file's state before the spec.
+    public var helper: String?
+    /// busted's `-e`: Lua statements run in each spec file's state before the spec.
+    public var statements: [String] = []
 
     public init(limits: LuaLimits = .defaults, safety: String = "relaxed", filter: String? = nil,
                 updateSnapshots: Bool = false, seed: Int64? = nil) {
         self.limits = limits
         self.safety = safety
-        self.filter = filter
+        self.filters = filter.map { [$0] } ?? []
         self.updateSnapshots = updateSnapshots
         self.seed = seed
     }
@@ -87,6 +136,8 @@ final class TestSession {
     let emit: (TestRecord) -> Void
     var currentName: String?
     var currentLocation: String?
+    /// 1-based positions in the world's warnings that an `assert.warns` of the running test expected.
+    var silenced = Set<Int>()
 
     init(file: String, emit: @escaping (TestRecord) -> Void) {
         self.file = file
@@ -134,6 +185,7 @@ public enum TestFramework {
         }
         runtime.extensions[ObjectIdentifier(TestSession.self)] = session
         runtime.scriptDirectory = FileText.directory(of: path)
+        runtime.modulePaths = options.modulePaths
         // The wall-clock limit covers the file, closing its state included.
         runtime.startTimeout()
         if plain {
@@ -146,7 +198,8 @@ public enum TestFramework {
     }
 
     private static func runPlain(_ path: String, runtime: LuaRuntime, session: TestSession, options: TestRunOptions) {
-        if let filter = options.filter, !filter.isEmpty, !matches(path, filter, runtime: runtime) { return }
+        let filters = options.filters.filter { !$0.isEmpty }
+        if !filters.isEmpty, !filters.contains(where: { matches(path, $0, runtime: runtime) }) { return }
         runtime.resetLimits()
         let start = now()
         do {
@@ -165,21 +218,31 @@ public enum TestFramework {
             session.emit(TestRecord(file: path, name: "suite " + path, status: .error, message: message,
                                     location: location(in: message) ?? path + ":0", traceback: traceback))
         }
-        let bytes: [UInt8]
-        switch FileText.read(path) {
-        case .success(let b): bytes = b
-        case .failure(let problem):
-            fileError("cannot open \(path): \(problem)", nil)
-            return
-        }
         // The framework chunk, called with the host table, returns the runner.
-        if let failure = loadFramework(runtime) {
-            fileError("internal error loading the test framework: \(failure.message)", nil)
+        if let failure = TestFrameworkChunks.push("framework", runtime: runtime) {
+            fileError("internal error loading the test framework: \(failure)", nil)
             return
         }
-        lua_createtable(L, 0, 12)
+        lua_createtable(L, 0, 32)
         func fn(_ name: String, _ f: LuaSwiftFunction) {
             luashim_push_swift_function(L, f)
+            lua_setfield(L, -2, name)
+        }
+        func string(_ name: String, _ value: String?) {
+            guard let value else { return }
+            runtime.pushString(value)
+            lua_setfield(L, -2, name)
+        }
+        func flag(_ name: String, _ value: Bool) {
+            lua_pushboolean(L, value ? 1 : 0)
+            lua_setfield(L, -2, name)
+        }
+        func list(_ name: String, _ values: [String]) {
+            lua_createtable(L, Int32(values.count), 0)
+            for (i, v) in values.enumerated() {
+                runtime.pushString(v)
+                lua_rawseti(L, -2, lua_Integer(i + 1))
+            }
             lua_setfield(L, -2, name)
         }
         fn("where", whereFunction)
@@ -187,26 +250,49 @@ public enum TestFramework {
         fn("limit", limitFunction)
         fn("traceback", tracebackFunction)
         fn("begin", beginFunction)
+        fn("silence_warning", silenceWarningFunction)
+        list("warning_kinds", ViolationKind.allCases.map(\.rawValue))
         fn("emit", emitFunction)
         fn("snapread", snapReadFunction)
         fn("snapwrite", snapWriteFunction)
-        runtime.pushString(path)
-        lua_setfield(L, -2, "file")
-        runtime.pushString(snapshotPath(for: path))
-        lua_setfield(L, -2, "snapshot_path")
-        lua_pushboolean(L, options.updateSnapshots ? 1 : 0)
-        lua_setfield(L, -2, "update_snapshots")
-        if let filter = options.filter, !filter.isEmpty {
-            runtime.pushString(filter)
-            lua_setfield(L, -2, "filter")
-        }
+        fn("chunk", chunkFunction)
+        fn("setenv", setenvFunction)
+        fn("fninfo", fninfoFunction)
+        fn("preload", preloadFunction)
+        fn("loaded", loadedFunction)
+        fn("userdata", userdataFunction)
+        fn("write", writeFunction)
+        string("file", path)
+        string("snapshot_path", snapshotPath(for: path))
+        flag("update_snapshots", options.updateSnapshots)
+        list("filters", options.filters.filter { !$0.isEmpty })
+        list("filter_out", options.filterOut)
+        list("tags", options.tags)
+        list("exclude_tags", options.excludeTags)
+        flag("shuffle", options.shuffleTests)
+        flag("sort", options.sortTests)
+        lua_pushinteger(L, lua_Integer(options.shuffleSeed))
+        lua_setfield(L, -2, "seed")
+        lua_pushinteger(L, lua_Integer(max(1, options.repeatCount)))
+        lua_setfield(L, -2, "repeat_count")
+        flag("list", options.list)
+        flag("lazy", options.lazySetup)
+        flag("suppress_pending", options.suppressPending)
+        flag("keep_going", options.keepGoing)
+        if !options.modulePaths.isEmpty { string("lpath", options.modulePaths.joined(separator: ";")) }
         if let failure = runtime.call(1, 1) {
             fileError("internal error starting the test framework: \(failure.message)", failure.traceback)
             return
         }
+        if let failure = runPreludes(path, runtime: runtime, options: options) {
+            lua_settop(L, 0)
+            fileError(failure.message, failure.traceback)
+            return
+        }
         lua_getfield(L, -1, "run")
         luashim_remove(L, -2)
-        if let failure = runtime.load(bytes, chunkname: "@" + path) {
+        // as busted's loadfile: a byte-order mark and a `#!` first line are skipped
+        if let failure = runtime.loadFile(path, chunkname: "@" + path) {
             luashim_pop(L, 1)
             fileError(failure.message, nil)
             return
@@ -223,38 +309,16 @@ public enum TestFramework {
         lua_settop(L, 0)
     }
 
-    /// The framework chunk compiled once per process; later states load the dumped bytecode
-    /// (the host's own trusted chunk, never script input), which is several times faster than
-    /// parsing it again for every spec file.
-    nonisolated(unsafe) private static var frameworkBytecode: [UInt8]?
-
-    private final class DumpBuffer { var bytes: [UInt8] = [] }
-
-    private static func loadFramework(_ runtime: LuaRuntime) -> LuaFailure? {
-        let L = runtime.L
-        if let code = frameworkBytecode {
-            let status = code.withUnsafeBufferPointer { buf in
-                buf.withMemoryRebound(to: CChar.self) {
-                    luaL_loadbufferx(L, $0.baseAddress, $0.count, TestFrameworkLua.chunkname, "b")
-                }
-            }
-            if status == LUA_OK { return nil }
-            luashim_pop(L, 1)
+    /// busted's `--helper FILE` and `-e STATEMENT`: run in the spec file's state before the spec.
+    private static func runPreludes(_ path: String, runtime: LuaRuntime, options: TestRunOptions) -> LuaFailure? {
+        if let helper = options.helper {
+            // "cannot open FILE: …" when it is missing, as busted's loadfile
+            if let failure = runtime.loadFile(helper, chunkname: "@" + helper) { return failure }
+            if let failure = runtime.call(0, 0) { return failure }
         }
-        if let failure = runtime.load(TestFrameworkLua.source, chunkname: TestFrameworkLua.chunkname) {
-            return failure
-        }
-        // Lifetime proof: `lua_dump` calls the writer only during this call, while `box` is a live
-        // local; Lua never keeps `ud`. Test: every spec file (the framework is dumped once per worker).
-        let box = DumpBuffer()
-        let writer: lua_Writer = { _, p, size, ud in
-            guard let p, let ud else { return 1 }
-            let b = Unmanaged<DumpBuffer>.fromOpaque(ud).takeUnretainedValue()
-            b.bytes.append(contentsOf: UnsafeRawBufferPointer(start: p, count: size))
-            return 0
-        }
-        if lua_dump(L, writer, Unmanaged.passUnretained(box).toOpaque(), 0) == 0, !box.bytes.isEmpty {
-            frameworkBytecode = box.bytes
+        for statement in options.statements {
+            if let failure = runtime.load(Array(statement.utf8), chunkname: "=(command line)") { return failure }
+            if let failure = runtime.call(0, 0) { return failure }
         }
         return nil
     }
@@ -277,7 +341,7 @@ public enum TestFramework {
     }
 
     private static func matches(_ name: String, _ filter: String, runtime: LuaRuntime) -> Bool {
-        guard runtime.load(TestFrameworkLua.filter, chunkname: "=(filter)") == nil else { return true }
+        guard runtime.loadHostChunk(TestFrameworkLua.filter, chunkname: TestFrameworkLua.chunkPrefix + "filter.lua") == nil else { return true }
         runtime.pushString(name)
         runtime.pushString(filter)
         if runtime.call(2, 1) != nil { return true }
@@ -328,6 +392,21 @@ public enum TestFramework {
         guard let session = TestSession.of(L) else { return 0 }
         session.currentName = rt.string(at: 1)
         session.currentLocation = rt.string(at: 2)
+        session.silenced = []
+        // While a test runs its warnings belong to it: kept in the world's list and reported
+        // with the test's record (see `emitFunction`), not printed between the progress marks.
+        if let world = rt.moduleState?.world {
+            world.diagnostics = session.currentName == nil ? { line in Console.error(line + "\n") } : { _ in }
+        }
+        return 0
+    }
+
+    /// `host.silence_warning(i)`: the world's warning `i` was expected by `assert.warns`; it is
+    /// not reported with the test.
+    static let silenceWarningFunction: LuaSwiftFunction = { L in
+        guard let session = TestSession.of(L) else { return 0 }
+        let i = luashim_tointeger(L, 1, nil)
+        if i > 0 && i <= Int64(Int32.max) { session.silenced.insert(Int(i)) }
         return 0
     }
 
@@ -342,12 +421,102 @@ public enum TestFramework {
         lua_getfield(L, 1, "duration")
         let duration = luashim_tonumber(L, -1, nil)
         luashim_pop(L, 1)
-        let record = TestRecord(
+        var record = TestRecord(
             file: session.file, name: str("name") ?? "?", suite: str("suite") ?? "", test: str("test") ?? "",
             status: TestStatus(rawValue: str("status") ?? "error") ?? .error,
             message: str("message"), location: str("location"), diff: str("diff"), trace: str("trace"),
             traceback: str("traceback"), note: str("note"), duration: duration)
+        // a test's record carries the warnings it raised (the world is reset as each test starts)
+        if session.currentName != nil, !record.test.isEmpty, let world = rt.moduleState?.world {
+            for (offset, violation) in world.warnings.enumerated() where !session.silenced.contains(offset + 1) {
+                record.warnings.append(violation.warningLine)
+            }
+        }
+        // The runner keeps every record for its report: what a file emits counts against the
+        // file's memory cap (never given back while the file runs).
+        luashim_charge_memory(UnsafeMutableRawPointer(rt.control), record.textBytes)
         session.emit(record)
+        return 0
+    }
+
+    /// `host.chunk(name)`: the framework chunk `name` as a function (see ``TestFrameworkChunks``).
+    static let chunkFunction: LuaSwiftFunction = { L in
+        let rt = LuaRuntime.of(L)
+        guard let name = rt.string(at: 1) else { return rt.raise("host.chunk expects a chunk name") }
+        if let failure = TestFrameworkChunks.push(name, runtime: rt) { return rt.raise(failure) }
+        return 1
+    }
+
+    /// `host.setenv(f, env)`: gives the spec file's main chunk its environment (busted's block
+    /// environments). Only a Lua function whose first upvalue is `_ENV` is changed.
+    static let setenvFunction: LuaSwiftFunction = { L in
+        guard lua_type(L, 1) == LUA_TFUNCTION, lua_iscfunction(L, 1) == 0, lua_type(L, 2) == LUA_TTABLE,
+              let name = lua_getupvalue(L, 1, 1) else { return 0 }
+        luashim_pop(L, 1)
+        guard String(cString: name) == "_ENV" else { return 0 }
+        lua_pushvalue(L, 2)
+        _ = lua_setupvalue(L, 1, 1)
+        return 0
+    }
+
+    /// `host.fninfo(f)`: the line a Lua function is defined at and its source (luassert's function
+    /// formatter), or `-1, "=[C]"` for C functions.
+    static let fninfoFunction: LuaSwiftFunction = { L in
+        guard lua_type(L, 1) == LUA_TFUNCTION else { return 0 }
+        var ar = lua_Debug()
+        lua_pushvalue(L, 1)
+        guard lua_getinfo(L, ">S", &ar) != 0 else { return 0 }
+        lua_pushinteger(L, lua_Integer(ar.linedefined))
+        LuaRuntime.of(L).pushString(ar.source.map { String(cString: $0) } ?? "?")
+        return 2
+    }
+
+    /// `host.preload(names, loader)`: `require(name)` calls `loader(name)` for each of the names
+    /// (built-in modules such as `luassert` and `say`; see ``LuaRuntime/preloadRegistryKey``).
+    static let preloadFunction: LuaSwiftFunction = { L in
+        guard lua_type(L, 1) == LUA_TTABLE, lua_type(L, 2) == LUA_TFUNCTION else { return 0 }
+        LuaRuntime.pushPreloadTable(L)
+        let count = lua_rawlen(L, 1)
+        if count > 0 {
+            for i in 1...count {
+                if lua_rawgeti(L, 1, lua_Integer(i)) == LUA_TSTRING {
+                    lua_pushvalue(L, 2)
+                    lua_rawset(L, -3)
+                } else {
+                    luashim_pop(L, 1)
+                }
+            }
+        }
+        return 0
+    }
+
+    /// `host.loaded()`: the table of modules `require` has loaded (what busted's `insulate` saves
+    /// and restores as `package.loaded`).
+    static let loadedFunction: LuaSwiftFunction = { L in
+        LuaRuntime.pushLoadedTable(L)
+        return 1
+    }
+
+    /// `host.userdata(mt)`: an empty full userdata with metatable `mt` (the file objects of the
+    /// spec's `io` streams, which must be userdata as in Lua).
+    static let userdataFunction: LuaSwiftFunction = { L in
+        guard lua_type(L, 1) == LUA_TTABLE else { return 0 }
+        _ = luashim_newuserdata(L, 0, 0)
+        lua_pushvalue(L, 1)
+        _ = lua_setmetatable(L, -2)
+        return 1
+    }
+
+    /// `host.write(fd, text)`: writes the bytes to standard output (1) or standard error (2).
+    static let writeFunction: LuaSwiftFunction = { L in
+        guard lua_type(L, 2) == LUA_TSTRING else { return 0 }
+        var length = 0
+        guard let bytes = lua_tolstring(L, 2, &length) else { return 0 }
+        if luashim_tointeger(L, 1, nil) == 2 {
+            luashim_write_stderr(bytes, length)
+        } else {
+            luashim_write_stdout(bytes, length)
+        }
         return 0
     }
 

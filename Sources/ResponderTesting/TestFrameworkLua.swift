@@ -1,15 +1,11 @@
 import ResponderLua
-/// The Lua half of `responder test` (`Lua/assertions.lua`, `Lua/spies.lua`, `Lua/runner.lua`): a
-/// busted-compatible subset (describe/it/hooks, luassert-style `assert` chains, spies) plus the
-/// responder assertions (SPEC §3). Loaded once per spec file into the file's fresh state; the
-/// host passes a table of Swift functions (`TestFramework.swift`).
-enum TestFrameworkLua {
-    static let chunkname = "=(responder test)"
 
-    /// The whole framework: helpers and assertions, spies and responder assertions, then
-    /// describe/it and the runner (one Lua chunk, kept in three files by concept).
-    static let source: [UInt8] =
-        PackageResources.assertions_lua + PackageResources.spies_lua + PackageResources.runner_lua
+/// Small Lua chunks the Swift half of `responder test` runs itself (the framework's own chunks
+/// are in ``TestFrameworkChunks``).
+enum TestFrameworkLua {
+    /// Where every chunk name of the framework starts: each chunk is named after its file, so
+    /// errors and tracebacks point at the real file and line (tracebacks are cut at its frames).
+    static let chunkPrefix = "=Sources/ResponderTesting/Lua/"
 
     /// `matches(name, pattern)`: the `--filter` test (a Lua pattern, or plain text when the
     /// pattern is malformed).

@@ -1,48 +1,20 @@
+import ResponderEngine
 import ResponderLua
 
 /// The line protocol between `responder test` and its workers (`responder test --worker`).
 ///
 /// Parent → worker (stdin), one line per file:  `S\t<path>` (spec) or `P\t<path>` (plain script).
 /// Worker → parent (fd 3), per file: zero or more `R\t…` record lines, then `E` when the file is
-/// done. A record line is eleven tab-separated fields: name, suite, test, status, message,
-/// location, diff, trace, traceback, note, duration. Each optional field is `-` (absent) or `=`
+/// done. A record line is twelve tab-separated fields: name, suite, test, status, message,
+/// location, diff, trace, traceback, note, duration, warnings (lines joined by newlines). Each optional field is `-` (absent) or `=`
 /// followed by the value with `\\`, tab, newline and CR escaped as `\\`, `\t`, `\n`, `\r`.
 /// Worker stdout/stderr are left for the scripts' own `print` output and diagnostics.
 enum TestProtocol {
     static let resultFD: Int32 = 3
 
-    static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for ch in s.unicodeScalars {
-            switch ch {
-            case "\\": out += "\\\\"
-            case "\t": out += "\\t"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            default: out.unicodeScalars.append(ch)
-            }
-        }
-        return out
-    }
+    static func escape(_ s: String) -> String { TextEscaper.field(s) }
 
-    static func unescape<S: StringProtocol>(_ s: S) -> String {
-        var out = ""
-        var it = s.unicodeScalars.makeIterator()
-        while let ch = it.next() {
-            if ch == "\\", let n = it.next() {
-                switch n {
-                case "t": out += "\t"
-                case "n": out += "\n"
-                case "r": out += "\r"
-                default: out.unicodeScalars.append(n)
-                }
-            } else {
-                out.unicodeScalars.append(ch)
-            }
-        }
-        return out
-    }
+    static func unescape<S: StringProtocol>(_ s: S) -> String { TextEscaper.unescapeField(s) }
 
     private static func opt(_ s: String?) -> String { s.map { "=" + escape($0) } ?? "-" }
 
@@ -53,16 +25,19 @@ enum TestProtocol {
 
     static func encode(_ r: TestRecord) -> String {
         let fields = [opt(r.name), opt(r.suite), opt(r.test), r.status.rawValue, opt(r.message), opt(r.location),
-                      opt(r.diff), opt(r.trace), opt(r.traceback), opt(r.note), String(r.duration)]
+                      opt(r.diff), opt(r.trace), opt(r.traceback), opt(r.note), String(r.duration),
+                      opt(r.warnings.isEmpty ? nil : r.warnings.joined(separator: "\n"))]
         return "R\t" + fields.joined(separator: "\t") + "\n"
     }
 
     static func decode(_ line: Substring, file: String) -> TestRecord? {
         let f = line.split(separator: "\t", omittingEmptySubsequences: false)
-        guard f.count == 12, f[0] == "R", let status = TestStatus(rawValue: String(f[4])) else { return nil }
-        return TestRecord(file: file, name: unopt(f[1]) ?? "?", suite: unopt(f[2]) ?? "", test: unopt(f[3]) ?? "",
-                          status: status, message: unopt(f[5]), location: unopt(f[6]), diff: unopt(f[7]),
-                          trace: unopt(f[8]), traceback: unopt(f[9]), note: unopt(f[10]),
-                          duration: Double(String(f[11])) ?? 0)
+        guard f.count == 13, f[0] == "R", let status = TestStatus(rawValue: String(f[4])) else { return nil }
+        var record = TestRecord(file: file, name: unopt(f[1]) ?? "?", suite: unopt(f[2]) ?? "", test: unopt(f[3]) ?? "",
+                                status: status, message: unopt(f[5]), location: unopt(f[6]), diff: unopt(f[7]),
+                                trace: unopt(f[8]), traceback: unopt(f[9]), note: unopt(f[10]),
+                                duration: Double(String(f[11])) ?? 0)
+        if let warnings = unopt(f[12]) { record.warnings = warnings.split(separator: "\n").map(String.init) }
+        return record
     }
 }

@@ -1,3 +1,4 @@
+import ResponderEngine
 import ResponderLua
 
 /// Counts for the closing line `N passed, N failed, N skipped` (errors count as failed).
@@ -68,7 +69,28 @@ package enum TestReport {
         if let tb = r.traceback, !tb.isEmpty {
             out += st.dim(indent(tb, "  ")) + "\n"
         }
+        if !r.warnings.isEmpty {
+            out += "  " + st.yellow("warnings:") + "\n" + r.warnings.map { "    " + $0 }.joined(separator: "\n") + "\n"
+        }
         return out
+    }
+
+    /// The warnings of tests that did not fail, each under its test's name.
+    static func warningsBlock(_ records: [TestRecord], _ st: Style) -> String {
+        let warned = records.filter { !$0.warnings.isEmpty && !$0.status.isFailure }
+        guard !warned.isEmpty else { return "" }
+        var out = "\n" + st.yellow("Warnings:") + "\n"
+        for r in warned {
+            out += "  " + st.yellow("⚠") + " " + r.name + st.dim(" (\(r.location ?? r.file))") + "\n"
+            for line in r.warnings { out += "    " + line + "\n" }
+        }
+        return out
+    }
+
+    /// `, 2 warnings` for the line under the report; empty when no test warned.
+    static func warningCount(_ records: [TestRecord]) -> String {
+        let n = records.reduce(0) { $0 + $1.warnings.count }
+        return n == 0 ? "" : ", \(n) \(n == 1 ? "warning" : "warnings")"
     }
 
     package static func pretty(_ records: [TestRecord], _ st: Style, duration: Double) -> String {
@@ -84,13 +106,16 @@ package enum TestReport {
                 out += "  " + st.yellow("◌") + " " + r.name + st.dim(" (\(r.location ?? r.file))") + "\n"
             }
         }
+        let warnings = warningsBlock(records, st)
+        out += warnings
         let failures = records.filter { $0.status.isFailure }
         if !failures.isEmpty {
             out += "\n"
             for r in failures { out += failureBlock(r, st) + "\n" }
         }
-        if failures.isEmpty && !(skipped.isEmpty && notes.isEmpty) { out += "\n" }
-        out += st.dim("\(records.count) \(records.count == 1 ? "test" : "tests") in \(formatSeconds(duration))") + "\n"
+        if failures.isEmpty && !(skipped.isEmpty && notes.isEmpty && warnings.isEmpty) { out += "\n" }
+        out += st.dim("\(records.count) \(records.count == 1 ? "test" : "tests") in \(formatSeconds(duration))"
+            + warningCount(records)) + "\n"
         return out
     }
 
@@ -141,6 +166,7 @@ package enum TestReport {
             if let n = r.note {
                 for line in n.split(separator: "\n") { out += "# \(line)\n" }
             }
+            for line in r.warnings { out += "# \(line)\n" }
         }
         return out
     }
@@ -180,22 +206,29 @@ package enum TestReport {
                 let classname = r.suite.isEmpty ? file : file + " > " + r.suite
                 let name = r.test.isEmpty ? r.name : r.test
                 out += "    <testcase classname=\"\(xml(classname))\" name=\"\(xml(name))\" file=\"\(xml(file))\" time=\"\(seconds(r.duration))\""
+                let systemErr = r.warnings.isEmpty ? ""
+                    : "      <system-err>\(xml(r.warnings.joined(separator: "\n")))</system-err>\n"
                 switch r.status {
                 case .passed:
-                    out += "/>\n"
+                    out += systemErr.isEmpty ? "/>\n" : ">\n" + systemErr + "    </testcase>\n"
                     continue
                 case .skipped:
                     out += ">\n      <skipped/>\n"
                 case .failed, .error:
                     let tag = r.status == .failed ? "failure" : "error"
                     let loc = r.location ?? file
-                    let first = (r.message ?? tag).split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? tag
-                    var body = loc + ": " + (r.message ?? "")
+                    // the location once: an error's message may already start with it
+                    var message = r.message ?? ""
+                    if message.hasPrefix(loc + ": ") { message = String(message.dropFirst(loc.count + 2)) }
+                    let first = (message.isEmpty ? tag : message).split(separator: "\n", omittingEmptySubsequences: false)
+                        .first.map(String.init) ?? tag
+                    var body = loc + ": " + message
                     if let d = r.diff { body += "\n" + d }
                     if let t = r.trace { body += "\ntrace:\n" + t }
                     if let tb = r.traceback { body += "\n" + tb }
                     out += ">\n      <\(tag) message=\"\(xml(loc + ": " + first))\" type=\"\(r.status == .failed ? "AssertionError" : "Error")\">\(xml(body))</\(tag)>\n"
                 }
+                out += systemErr
                 out += "    </testcase>\n"
             }
             out += "  </testsuite>\n"
@@ -205,35 +238,16 @@ package enum TestReport {
     }
 
     /// XML text/attribute escaping; characters XML 1.0 forbids become U+FFFD.
-    static func xml(_ s: String) -> String {
-        var out = ""
-        for u in s.unicodeScalars {
-            switch u {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\n": out += "&#10;"
-            case "\t": out += "&#9;"
-            case "\r": out += "&#13;"
-            default:
-                if u.value < 0x20 || u.value == 0xFFFE || u.value == 0xFFFF {
-                    out += "\u{FFFD}"
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        return out
-    }
+    static func xml(_ s: String) -> String { TextEscaper.xml(s) }
 
     // MARK: JSON
 
     package static func json(_ records: [TestRecord], duration: Double) -> String {
         var s = TestSummary()
         for r in records { s.add(r) }
-        var out = "{\n  \"summary\": {\"passed\": \(s.passed), \"failed\": \(s.failed + s.errors), \"errors\": \(s.errors), \"skipped\": \(s.skipped), \"duration\": \(seconds(duration))},\n  \"tests\": ["
+        // failures and errors counted as JUnit counts them: apart
+        let warningTotal = records.reduce(0) { $0 + $1.warnings.count }
+        var out = "{\n  \"summary\": {\"passed\": \(s.passed), \"failed\": \(s.failed), \"errors\": \(s.errors), \"skipped\": \(s.skipped), \"warnings\": \(warningTotal), \"duration\": \(seconds(duration))},\n  \"tests\": ["
         for (i, r) in records.enumerated() {
             out += i == 0 ? "\n" : ",\n"
             var fields = [
@@ -249,6 +263,7 @@ package enum TestReport {
             if let v = r.trace { fields.append("\"trace\": \(jsonString(v))") }
             if let v = r.traceback { fields.append("\"traceback\": \(jsonString(v))") }
             if let v = r.note { fields.append("\"note\": \(jsonString(v))") }
+            if !r.warnings.isEmpty { fields.append("\"warnings\": [" + r.warnings.map(jsonString).joined(separator: ", ") + "]") }
             fields.append("\"duration\": \(seconds(r.duration))")
             out += "    {" + fields.joined(separator: ", ") + "}"
         }
@@ -256,24 +271,5 @@ package enum TestReport {
         return out
     }
 
-    static func jsonString(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 {
-                    let hex = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        return out + "\""
-    }
+    static func jsonString(_ s: String) -> String { JSONText.string(s) }
 }

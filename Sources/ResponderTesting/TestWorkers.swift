@@ -85,11 +85,14 @@ package final class TestWorkerPool {
     }
 
     /// Runs all files; `record` gets each result with its file index, `done` each finished file,
-    /// `coverage` each coverage line (`C…`) a worker sent.
+    /// `coverage` each coverage line (`C…`) a worker sent. `stop` is asked after each finished
+    /// file: when it answers true, no further file starts (busted's `--no-keep-going`); files not
+    /// started are not reported.
     package func run(_ files: [TestFile], record: (Int, TestRecord) -> Void, done: (Int) -> Void,
-                     coverage: (String) -> Void = { _ in }) {
+                     coverage: (String) -> Void = { _ in }, stop: () -> Bool = { false }) {
         TestProcess.ignoreBrokenPipes()
         var next = 0
+        var stopped = false
         var workers: [Worker] = []
 
         func spawnWorker() -> Worker? {
@@ -101,7 +104,7 @@ package final class TestWorkerPool {
         }
 
         func assign(_ w: inout Worker) -> Bool {
-            guard next < files.count else { return false }
+            guard next < files.count, !stopped else { return false }
             let i = next
             next += 1
             w.current = i
@@ -164,6 +167,7 @@ package final class TestWorkerPool {
                         guard let cur = workers[wi].current else { continue }
                         if line == "E" {
                             done(cur)
+                            if stop() { stopped = true }
                             workers[wi].current = nil
                             if !assign(&workers[wi]) {
                                 retire(workers[wi])
@@ -200,7 +204,7 @@ package final class TestWorkerPool {
                                            location: TestFramework.location(in: message) ?? path + ":0"))
                     done(cur)
                 }
-                if next < files.count, var fresh = spawnWorker() {
+                if next < files.count, !stopped, var fresh = spawnWorker() {
                     if assign(&fresh) { replacements.append(fresh) } else { retire(fresh) }
                 }
             }
@@ -208,11 +212,11 @@ package final class TestWorkerPool {
                 workers = workers.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
             }
             workers += replacements
-            if workers.isEmpty && next < files.count, var fresh = spawnWorker() {
+            if workers.isEmpty && next < files.count && !stopped, var fresh = spawnWorker() {
                 if assign(&fresh) { workers.append(fresh) } else { retire(fresh) }
             }
         }
-        while next < files.count {
+        while next < files.count && !stopped {
             let i = next
             next += 1
             record(i, TestRecord(file: files[i].path, name: files[i].path, status: .error,

@@ -37,6 +37,33 @@ enum ExploreHarness: ResponderHarness {
 struct ExploreCommandTests {
     typealias H = ExploreHarness
 
+    /// `--timeout` bounds each run like a `run` or a test file (issue 7): an action that loops in
+    /// Lua fails its run with the time limit (before, only the sampled instruction budget ended
+    /// it, many seconds later), and one stuck in C code ends the process with exit 3 (before, it
+    /// hung: the explorer only looked at the clock between actions).
+    @Test func theWallClockLimitCoversEachRun() throws {
+        let dir = try H.folder([
+            "spin.lua": """
+                local root = View "Root" { Button "Go" { id = "go", action = function() while true do end end } }
+                mount(root)
+                """,
+            "cspin.lua": """
+                local root = View "Root" { Button "Go" { id = "go", action = function()
+                  local s = string.rep("a", 30)
+                  return string.find(s, string.rep("a?", 30) .. string.rep("a", 30) .. "b")
+                end } }
+                mount(root)
+                """,
+        ])
+        let lua = try H.run(dir, ["spin.lua", "--timeout", "1", "--runs", "2", "--seed", "1", "--output", "specs"])
+        #expect(lua.status == 1, "\(lua.stdout)\(lua.stderr)")
+        #expect(H.contains(lua.stdout, "FAILED in run 1, step 1: spin.lua:1: time limit exceeded (1 s)"), "\(lua.stdout)")
+        #expect(H.minimalSequence(lua.stdout) == [##"tap(root:find("#go"))"##])
+        let c = try H.run(dir, ["cspin.lua", "--timeout", "1", "--runs", "2", "--seed", "1", "--output", "specs"])
+        #expect(c.status == 3, "\(c.stdout)\(c.stderr)")
+        #expect(H.contains(c.stderr, "error: cspin.lua:3: time limit exceeded (1 s) in C function 'find'"), "\(c.stderr)")
+    }
+
     @Test func checkoutBugIsFoundWithinTheDefaultBudgetAndShrunkToItsThreeActions() throws {
         let dir = try H.folder()
         let example = H.example("checkout.lua")

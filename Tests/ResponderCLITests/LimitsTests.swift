@@ -230,4 +230,15 @@ import Glibc
         #expect(H.contains(errors.last ?? "", "note: the REPL session was restarted"))
         #expect(H.contains(errors.last ?? "", "were lost"))
     }
+    /// A finalizer that loops when the session's state closes (found by scripts/fuzz, seeds
+    /// 20261158 and 20261159): the session ends with the time limit, status 3, not a hang and
+    /// not a restarted session.
+    @Test func replLoopingFinalizerAtCloseIsStopped() throws {
+        let input = "setmetatable({}, { __gc = function() while true do end end })\nprint('last entry')\n"
+        let r = try ReplHarness.piped(input, arguments: ["--timeout", "1"])
+        #expect(r.status == 3, "\(r)")
+        #expect(r.output == "{}\nlast entry\n", "\(r)")  // the REPL prints the value an entry returns
+        #expect(H.lines(r.errors) == ["error: stdin:1: time limit exceeded (1 s) in a __gc metamethod "
+            + "(finalizers run with hooks off) while the Lua state was closing; raise it with --timeout SECONDS"], "\(r)")
+    }
 }

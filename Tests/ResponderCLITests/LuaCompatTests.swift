@@ -122,6 +122,18 @@ struct LuaCompatTests {
         try Self.expectSame(script)
     }
 
+    @Test func revealingTheNamesKeepsTheExploreTable() throws {
+        // a reflective look first (busted's insulate snapshot does one) used to drop `explore`:
+        // the lazy metatable went away without it being created
+        let (out, dir) = try H.runScript("""
+            for _ in pairs(_G) do end
+            print(type(explore), rawget(_G, "explore") == explore, type(require("responder").explore))
+            """)
+        defer { H.remove(dir) }
+        #expect(H.exited(out, 0), "\(H.show(out))")
+        #expect(out.stdout == "table\ttrue\ttable\n", "\(H.show(out))")
+    }
+
     @Test func revealingTheNamesKeepsCoroutineWrapStock() throws {
         // found by scripts/lua-testes (locals.lua): after a reflective look loads the kit, an
         // error in a wrapped coroutine still closes its to-be-closed variables

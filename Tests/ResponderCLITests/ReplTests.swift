@@ -67,6 +67,60 @@ struct ReplPipedTests {
         #expect(lines.dropFirst(4).first == #"{ f = "q\"uote\nline" }"#)
     }
 
+    @Test func dotLoadSkipsAShebangLineAsRunDoes() throws {
+        // issue 14, item 7: executable scenario scripts load in the REPL too
+        let dir = try ReplHarness.temporaryDirectory()
+        try ReplHarness.write(dir + "/exe.lua", "#!/usr/bin/env responder run\nloaded = 41\n")
+        let r = try ReplHarness.piped(".load \(dir)/exe.lua\nloaded + 1\n")
+        #expect(r.errors == "", "\(r.errors)")
+        #expect(r.output == "42\n")
+    }
+
+    @Test func typesConstructorsAndValuesPrintAsWhatTheyAre() throws {
+        // issue 10: `View`, `Event type Greeted`, values with their nested tables
+        let r = try ReplHarness.piped("""
+        View
+        Greeted = Event "Greeted"
+        Greeted
+        AlertableError "LoginFailed"
+        Error "Failed"
+        mount
+        Greeted { name = "x", list = { 1, 2, { a = 1 } } }
+        { Greeted {}, Button }
+        """)
+        #expect(r.output == """
+        View
+        Event type Greeted
+        AlertableError type LoginFailed
+        Error type Failed
+        function mount
+        Greeted{list={1, 2, {a=1}}, name="x"}
+        { Greeted{}, Button }
+
+        """)
+    }
+
+    @Test func dotTreeShowsDeclaredTypesAsGraphDoes() throws {
+        let r = try ReplHarness.piped("""
+        A = Event "A"; B = Event "B"
+        leaf = View "Leaf" {}; leaf:triggers(A, B)
+        root = View "Root" { leaf }; root:handleEvent(A, function() end, { id = "h" }); mount(root)
+        .tree
+        """)
+        #expect(r.output.contains("Root  [handleEvent(A) id=h]\n  Leaf  [triggers(A, B)]\n"), "\(r.output)")
+    }
+
+    @Test func longArraysFillLinesInsteadOfOneItemPerLine() throws {
+        let r = try ReplHarness.piped("local t = {} for i = 1, 30 do t[i] = i end return t\n")
+        #expect(r.output == """
+        {
+          1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
+          23, 24, 25, 26, 27, 28, 29, 30
+        }
+
+        """)
+    }
+
     @Test func errorsArePrintedAndNeverEndTheSession() throws {
         let r = try ReplHarness.piped("""
         error("boom")
@@ -99,6 +153,22 @@ struct ReplPipedTests {
         """, arguments: ["--max-instructions", "100000"])
         #expect(r.errors.contains("instruction limit exceeded (100000 instructions)"))
         #expect(r.output == "ok\n")
+        #expect(r.status == 0)
+    }
+
+    @Test func theSessionGoesOnAfterAMemoryLimitOnceTheMemoryIsFreed() throws {
+        let r = try ReplHarness.piped("""
+        t = {} for i = 1, 1e7 do t[i] = { i } end
+        t = nil
+        "after t"
+        keep = {} local E = Event "E" local n = View "N" while true do n:triggers(E) keep[#keep + 1] = View "M" end
+        keep = nil
+        .reset
+        "after reset"
+        """, arguments: ["--max-memory", "16"])
+        #expect(r.output.contains("after t\n"), "\(r.output) \(r.errors)")
+        #expect(r.output.contains("after reset\n"), "\(r.output) \(r.errors)")
+        #expect(r.errors.split(separator: "\n").filter { $0.contains("memory limit exceeded (16 MiB)") }.count == 2, "\(r.errors)")
         #expect(r.status == 0)
     }
 
@@ -213,6 +283,35 @@ struct ReplTerminalTests {
         #expect(try t.waitForExit() == 0)
     }
 
+    /// A memory limit hit while a global holds the memory used to wedge the session: every later
+    /// entry, even `t = nil`, `collectgarbage()` and `.reset`, failed with the limit. Freeing the
+    /// memory must make the session usable again, engine objects included.
+    @Test func aMemoryLimitEndsTheEntryAndFreeingTheMemoryRecovers() throws {
+        let t = try ReplTerminal.start(arguments: ["--max-memory", "16"])
+        try t.expect("> ")
+        t.send("t = {} for i = 1, 1e7 do t[i] = { i } end\r")
+        try t.expect("memory limit exceeded (16 MiB)", timeout: 60)
+        try t.expect("> ")
+        t.send("t = nil\r")
+        try t.expect("> ")
+        t.send("collectgarbage()\r")
+        try t.expect("> ")
+        t.send("'alive ' .. #{ 1, 2 }\r")
+        try t.expect("alive 2\r\n> ")
+        t.send("keep = {} for i = 1, 1e7 do keep[i] = View 'N' { id = 'node' .. i } end\r")
+        try t.expect("memory limit exceeded (16 MiB)", timeout: 60)
+        try t.expect("> ")
+        t.send("keep = nil\r")
+        try t.expect("> ")
+        t.send(".reset\r")
+        try t.expect("cleared")
+        try t.expect("> ")
+        t.send("View 'Again'\r")
+        try t.expect("Again\r\n> ")
+        t.send("\u{04}")
+        #expect(try t.waitForExit() == 0)
+    }
+
     @Test func ctrlCAtThePromptDiscardsTheLine() throws {
         let t = try ReplTerminal.start()
         try t.expect("> ")
@@ -298,6 +397,53 @@ struct ReplTerminalTests {
         try t.expect("> ")
         t.send("print(reset, alert, getmetatable(_G), type(responder.reset))\r")
         try t.expect("nil\tnil\tnil\tfunction\r\n> ")
+        t.send("\u{04}")
+        #expect(try t.waitForExit() == 0)
+    }
+
+    @Test func dotTraceMarksWhereAnInterruptedDispatchStopped() throws {
+        // issue 10: after an interrupted dispatch `.trace` marks where it stopped
+        let t = try ReplTerminal.start()
+        try t.expect("> ")
+        t.send("E = Event \"E\"; root = View \"root\" {}; a = View \"a\" {}; root:add(a); mount(root)\r")
+        try t.expect("> ")
+        t.send("a:receiveEvent(E, function() end); root:handleEvent(E, function() while true do end end)\r")
+        try t.expect("> ")
+        t.send("a:trigger(E {})\r")
+        try t.expect("a:trigger(E {})\r\n")
+        usleep(200_000)
+        t.send("\u{03}", editing: false)
+        try t.expect("interrupted!")
+        try t.expect("> ")
+        t.send(".trace\r")
+        try t.expect("did not run\r\n> ")
+        #expect(t.output.contains("receiveEvent(E)"))
+        #expect(t.output.contains("✗ stopped here: interrupted (Ctrl-C) in stdin:1"))
+        // a later, complete action: no mark
+        t.send("F = Event \"F\"; a:handleEvent(F, function() end); return a:trigger(F {})\r")
+        try t.expect("handled F{} by a")
+        try t.expect("> ")
+        t.send(".trace\r")
+        try t.expect("event F{} from a")
+        try t.expect("> ")
+        #expect(t.output.ranges(of: "stopped here").count == 1)
+        t.send("\u{04}")
+        #expect(try t.waitForExit() == 0)
+    }
+
+    @Test func ctrlLClearsTheScreenAndCtrlCEndsTheLineWithANewline() throws {
+        let t = try ReplTerminal.start()
+        try t.expect("> ")
+        t.send("\u{0C}")
+        try t.expect("\u{1B}[2J")
+        try t.expect("> ")
+        t.send("half typed")
+        usleep(100_000)
+        t.send("\u{03}")
+        try t.expect("half typed")
+        try t.expect("\r\n> ")
+        t.send("'next'\r")
+        try t.expect("next\r\n> ")
         t.send("\u{04}")
         #expect(try t.waitForExit() == 0)
     }

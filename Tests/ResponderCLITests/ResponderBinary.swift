@@ -86,8 +86,9 @@ extension ResponderHarness {
 
     /// Runs `cd DIR && exec PREFIX responder ARGS` through `/bin/sh`, without colour. `prefix` is
     /// shell text put before the binary (e.g. `env A=1` or a `timeout` guard).
-    static func shell(_ args: [String], in dir: String, prefix: String) throws -> TestProcess.Output {
-        let command = "cd \(quote(dir)) && exec \(prefix)\(quote(try binary())) \(args.map(quote).joined(separator: " "))"
+    /// `setup` is shell text run before the binary is started (e.g. `ulimit -d 98304; `).
+    static func shell(_ args: [String], in dir: String, prefix: String, setup: String = "") throws -> TestProcess.Output {
+        let command = "cd \(quote(dir)) && \(setup)exec \(prefix)\(quote(try binary())) \(args.map(quote).joined(separator: " "))"
         let environment = TestProcess.environment().filter { !$0.hasPrefix("NO_COLOR=") } + ["NO_COLOR=1"]
         guard let out = TestProcess.run("/bin/sh", ["-c", command], environment: environment) else {
             throw HarnessFailure(description: "cannot spawn /bin/sh")

@@ -127,15 +127,45 @@ struct RunCommandTests {
         let dir = try H.folder(["a.lua": "print('ran')\n"])
         let r = try H.run(["a.lua", "--bogus"], in: dir)
         #expect(H.isUsageError(r), "\(H.show(r))")
-        #expect(H.lines(r.stderr).first == "Error: Unknown option '--bogus'")
+        #expect(H.lines(r.stderr).first == "error: Unknown option '--bogus'")
         #expect(H.contains(r.stderr, "responder run --help"))
+    }
+
+    @Test(arguments: ["run", "test", "explore", "repl", "graph", ""])
+    func helpNamesTheExitStatusesAndEachDefaultOnce(_ command: String) throws {
+        // issue 10: help mentions exit statuses; defaults printed once
+        let r = try H.shell(command.isEmpty ? ["--help"] : [command, "--help"], in: "/tmp", prefix: "")
+        #expect(r.status == 0, "\(H.show(r))")
+        let text = r.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(text.contains("Exit status: 0 success; 1 a script error, a strict violation or a failed test; "
+            + "2 a usage error (unknown flag, missing file); 3 a sandbox limit"), "\(r.stdout)")
+        for line in r.stdout.split(separator: "\n") {
+            let once = line.ranges(of: "default").count <= 1
+            #expect(once, "a default named twice: \(line)")
+        }
+        #expect(!text.contains("(default 512). (default: 512)"))
+    }
+
+    @Test func traceFlagPrintsDispatchesStartedInsideAsyncTasks() throws {
+        // issue 10, bug 2: dispatches started by a task's body are top-level actions too
+        let dir = try H.folder(["t.lua": """
+            local Loaded = Event "Loaded"
+            local root = View "Root" {}
+            root:handleEvent(Loaded, function() end)
+            mount(root)
+            task(function() sleep(1); root:trigger(Loaded {}) end)
+            advance(2)
+            """])
+        let r = try H.run(["t.lua", "--trace"], in: dir)
+        #expect(r.status == 0, "\(H.show(r))")
+        #expect(r.stderr == "event Loaded{} from Root\n  Root         #1 handleEvent(Loaded)          handled\n", "\(H.show(r))")
     }
 
     @Test func badSafetyValueIsAUsageError() throws {
         let dir = try H.folder(["a.lua": "print('ran')\n"])
         let r = try H.run(["a.lua", "--safety", "loose"], in: dir)
         #expect(H.isUsageError(r), "\(H.show(r))")
-        #expect(H.lines(r.stderr).first == "Error: --safety must be relaxed, strict or disabled (got 'loose')")
+        #expect(H.lines(r.stderr).first == "error: --safety must be relaxed, strict or disabled (got 'loose')")
         #expect(H.contains(r.stderr, "responder run --help"))
     }
 
@@ -334,7 +364,7 @@ struct RunCommandTests {
     /// The bytes of a precompiled chunk: `lua5.4`'s `string.dump` when installed, else a
     /// hand-written Lua 5.4 header (all the loader needs to see is the signature).
     static func precompiledChunk(into path: String) throws {
-        let candidates: [String] = ["/usr/bin/lua5.4", "/usr/local/bin/lua5.4", "/usr/bin/lua"]
+        let candidates: [String] = ["/usr/bin/lua5.4", "/usr/local/bin/lua5.4"]
         let lua = candidates.first { access($0, X_OK) == 0 }
         if let lua {
             let code = "local f = assert(io.open(arg[1], 'wb')) f:write(string.dump(function() print('bytecode ran') return {} end)) f:close()"

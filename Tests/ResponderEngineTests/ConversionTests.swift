@@ -81,7 +81,7 @@ import Testing
         on(tree.item, .handleError, T.otherFailure)
         let outcome = try world.trigger(value(T.itemSelected), from: tree.item)
         #expect(outcome.by === tree.item && outcome.responder == "handleError")
-        #expect(messages == ["Item#b: transformEvent at Item#b returned error Failure{} instead of an event"])
+        #expect(messages == ["Item#b: transformEvent at Item#b returned error Failure{} (an event expected)"])
     }
 
     @Test func defaultRuntimeErrorCarriesMessage() throws {
@@ -90,7 +90,7 @@ import Testing
         let outcome = try world.trigger(value(T.itemSelected), from: tree.item)
         #expect(outcome.value.type === ValueType.runtimeError)
         #expect(outcome.value.payload?.stringField("message")
-            == "receiveEvent at Item#b returned event ItemSelected{} instead of handled or notHandled")
+            == "receiveEvent at Item#b returned event ItemSelected{} (true, false or nil expected)")
     }
 
     @Test func catchErrorReturningAnErrorIsInvalid() throws {

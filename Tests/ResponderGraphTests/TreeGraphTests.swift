@@ -32,15 +32,15 @@ struct TreeGraphTests {
     @Test func textShowsTheTreeTheEntriesAndThePath() throws {
         let text = try graph(Self.grid).text()
         #expect(text == """
-            Screen  ◀ 3
+            Screen  ◀ path
             │   #1 receiveEvent               ◀ step 2: passed
             │   #2 handleEvent(ItemSelected)  ◀ step 3: handled
             ├── Title
-            └── Grid  ◀ 2
+            └── Grid  ◀ path
                 │   #1 triggers(ItemSelected)  ◀ step 1: declared
                 ├── Item#a
                 │       onTapGesture: trigger ItemSelected{item="a"}
-                └── Item#b  ◀ 1 origin
+                └── Item#b  ◀ origin
                         onTapGesture: trigger ItemSelected{item="b"}
 
             last dispatch: event ItemSelected{item="b"} from Item#b
@@ -48,6 +48,8 @@ struct TreeGraphTests {
               1  Grid    #1 triggers(ItemSelected)     declared
               2  Screen  #1 receiveEvent               passed
               3  Screen  #2 handleEvent(ItemSelected)  handled
+            legend: ◀ step N   the entry that took step N of the list above
+                    ◀ origin   where the value started; ◀ path: the nodes it passed (in order on path:)
 
             """)
     }
@@ -71,16 +73,58 @@ struct TreeGraphTests {
         #expect(dot.hasPrefix("digraph responders {\n"))
         #expect(dot.hasSuffix("}\n"))
         // Path nodes are bold and filled; the others are plain.
-        #expect(dot.contains(#"n0 [label="Screen  ◀ 3\l#1 receiveEvent  ◀ step 2: passed\l#2 handleEvent(ItemSelected)  ◀ step 3: handled\l", color="red", penwidth=2, style="filled,bold""#))
+        #expect(dot.contains(#"n0 [label="Screen  ◀ path\l#1 receiveEvent  ◀ step 2: passed\l#2 handleEvent(ItemSelected)  ◀ step 3: handled\l", color="red", penwidth=2, style="filled,bold""#))
         #expect(dot.contains(#"n1 [label="Title\l"];"#))
-        #expect(dot.contains(#"n4 [label="Item#b  ◀ 1 origin\lonTapGesture: trigger ItemSelected{item=\"b\"}\l", color="red""#))
-        // Path edges point the way the value travelled (child → parent) and carry hop numbers.
-        #expect(dot.contains(#"n2 -> n4 [dir=back, color="red", penwidth=2.5, fontcolor="red", label="1"];"#))
-        #expect(dot.contains(#"n0 -> n2 [dir=back, color="red", penwidth=2.5, fontcolor="red", label="2"];"#))
+        #expect(dot.contains(#"n4 [label="Item#b  ◀ origin\lonTapGesture: trigger ItemSelected{item=\"b\"}\l", color="red""#))
+        // Path edges point the way the value travelled (child → parent), with no label on the
+        // line: the steps carry the only numbers (issue 10: one numbering scheme).
+        #expect(dot.contains(#"n2 -> n4 [dir=back, color="red", penwidth=2.5];"#))
+        #expect(dot.contains(#"n0 -> n2 [dir=back, color="red", penwidth=2.5];"#))
         #expect(dot.contains("  n0 -> n1;\n"))
         #expect(dot.contains("  n2 -> n3;\n"))
-        #expect(dot.contains(#"label="last dispatch: event ItemSelected{item=\"b\"} from Item#b\lpath: Item#b → Grid → Screen\l""#))
+        #expect(dot.contains(#"label="last dispatch: event ItemSelected{item=\"b\"} from Item#b\lpath: Item#b → Grid → Screen\l"#))
+        // The caption lists the steps under their numbers, then the legend.
+        #expect(dot.contains(#"\l  3  Screen  #2 handleEvent(ItemSelected)  handled\llegend: ◀ step N "#))
     }
+
+    @Test func everyPictureExplainsItsMarksInALegend() throws {
+        let g = try graph(Self.grid)
+        #expect(g.text().hasSuffix("""
+              3  Screen  #2 handleEvent(ItemSelected)  handled
+            legend: ◀ step N   the entry that took step N of the list above
+                    ◀ origin   where the value started; ◀ path: the nodes it passed (in order on path:)
+
+            """))
+        #expect(g.dot().contains("legend: ◀ step N"))
+    }
+
+    @Test func manyLeafChildrenAreLaidOutInRowsThatFitAReadmeWidth() throws {
+        let g = try graph("""
+            local E = Event "Picked"
+            local grid = View "Grid" {}
+            for i = 1, 7 do
+              local item = View "Item" { id = "item" .. i }
+              item:onTapGesture { trigger = E { item = ("item name %d"):format(i) } }
+              grid:add(item)
+            end
+            mount(grid)
+            """)
+        let dot = g.dot()
+        // each box is about 60 characters wide: two to a row, each column a group
+        #expect(dot.contains("  { rank=same; n1; n2; }\n  { rank=same; n3; n4; }\n"))
+        #expect(dot.contains("  { rank=same; n7; }\n"))
+        #expect(dot.contains("  n1 -> n3 [style=invis];\n  n2 -> n4 [style=invis];\n"))
+        #expect(dot.contains(#"n3 [group="p0c0", label="Item#item3"#))
+        // the tree edges are all still drawn
+        for child in 1...7 { #expect(dot.contains("  n0 -> n\(child);\n")) }
+        // a few short children stay on one row
+        let small = try graph("""
+            local root = View "Root" { View "A" {}, View "B" {}, View "C" {} }
+            mount(root)
+            """)
+        #expect(!small.dot().contains("rank=same"))
+    }
+
 
     @Test func dotEscapesQuotesBackslashesAndNewlines() throws {
         #expect(TreeGraph.dotEscape(#"a"b\c"# + "\nd\r\u{1}") == #"a\"b\\c\ld "#)
@@ -92,8 +136,8 @@ struct TreeGraphTests {
             root:find("#c"):trigger(E {})
             """)
         let dot = g.dot()
-        #expect(dot.contains(#"n0 [label="Ro\"ot#x\\y  ◀ 2\l#1 handleEvent(Say\"hi\\)  ◀ step 1: handled\l""#))
-        #expect(dot.contains(#"n1 [label="Two\lLines#c  ◀ 1 origin\l""#))
+        #expect(dot.contains(#"n0 [label="Ro\"ot#x\\y  ◀ path\l#1 handleEvent(Say\"hi\\)  ◀ step 1: handled\l""#))
+        #expect(dot.contains(#"n1 [label="Two\lLines#c  ◀ origin\l""#))
         // Every quote inside a label is escaped: unescaped quotes come in pairs per attribute.
         for line in dot.split(separator: "\n") {
             var unescaped = 0
@@ -105,7 +149,7 @@ struct TreeGraphTests {
             #expect(unescaped % 2 == 0, "odd quotes in: \(line)")
         }
         // The text tree keeps one node per line.
-        #expect(g.text().contains("└── Two\\nLines#c  ◀ 1 origin\n"))
+        #expect(g.text().contains("└── Two\\nLines#c  ◀ origin\n"))
     }
 
     @Test func unhandledValuesEndPastTheRoot() throws {
@@ -118,15 +162,17 @@ struct TreeGraphTests {
             root:find("Leaf"):trigger(Lost {})
             """)
         #expect(g.text() == """
-            Root  ◀ 2
+            Root  ◀ path
             │   #1 receiveEvent  ◀ step 1: passed
             │   (past the root)  ◀ step 2: unhandled
-            └── Leaf  ◀ 1 origin
+            └── Leaf  ◀ origin
 
             last dispatch: event Lost{} from Leaf
             path: Leaf → Root
               1  Root  #1 receiveEvent  passed
               2  Root                   unhandled
+            legend: ◀ step N   the entry that took step N of the list above
+                    ◀ origin   where the value started; ◀ path: the nodes it passed (in order on path:)
 
             """)
     }
@@ -141,7 +187,7 @@ struct TreeGraphTests {
             pub:publish(Shaken {})
             """)
         let text = g.text()
-        #expect(text.contains("App  ◀ 1 origin\n"))
+        #expect(text.contains("App  ◀ origin\n"))
         #expect(text.contains("│   publisher(Shaken, allLevels)\n"))
         #expect(text.contains("subscribe(Shaken)  ◀ step 1: handled\n"))
         #expect(g.dot().contains(#"n1 [label="Feed#f\lsubscribe(Shaken)  ◀ step 1: handled\l", color="red", style="filled""#))
@@ -166,7 +212,7 @@ struct TreeGraphTests {
             root:find("Leaf"):trigger(E {})
             """)
         #expect(!g.isMounted)
-        #expect(g.text().hasPrefix("nothing is mounted; showing the tree of the last dispatch\nRoot  ◀ 2\n"))
+        #expect(g.text().hasPrefix("nothing is mounted; showing the tree of the last dispatch\nRoot  ◀ path\n"))
         #expect(g.dot().contains("nothing is mounted; the tree of the last dispatch\\l"))
     }
 

@@ -22,22 +22,29 @@ typedef int (*luashim_swift_fn)(lua_State *L);
 /** Limits and accounting shared by the allocator and the limit hook (limits.c). */
 typedef struct luashim_limits luashim_limits;
 typedef struct luashim_control {
-    size_t used;            /* bytes currently allocated */
-    size_t peak;            /* peak bytes */
+    size_t used;            /* bytes the Lua heap takes (malloc chunks) */
+    size_t hostUsed;        /* bytes the host (engine, bridge) charged for the script */
+    size_t peak;            /* peak of used + hostUsed */
     size_t limit;           /* memory cap in bytes (0 = none) */
     int64_t budget;         /* instructions left (<0 = unlimited) */
     int64_t executed;       /* instructions counted so far */
     int hostDepth;          /* > 0 while host (Swift) code runs: allocations never fail then */
-    int memoryExceeded;     /* sticky: the cap was crossed */
+    int memoryExceeded;     /* the cap was crossed (LUASHIM_MEMORY_CROSSED: a collection may
+                               still clear it) or an allocation refused (..._REFUSED: sticky) */
+    int collecting;         /* a collection to check the cap is running */
+    size_t restartExcess;   /* bytes over the cap at the last start (limits reset): allowed on top
+                               of the soft slack before allocations fail */
     int budgetExceeded;     /* sticky: the instruction budget ran out */
     volatile int interrupt; /* set asynchronously (Ctrl-C): raise "interrupted!" at next hook */
     int limitRaised;        /* the last error came from a limit */
     size_t failAfter;       /* testing: fail host-side allocations after this many (0 = off) */
     int abortPending;       /* a strict violation is unwinding: raise it again at every instruction */
     int timedOut;           /* sticky: the wall-clock limit (--timeout) was raised */
+    int hostStopped;        /* luashim_charge told host work to stop: the trampoline raises */
     volatile int pcallDepth;     /* > 0 while a protected call from the host is running */
     struct luashim_coverage *coverage;  /* line counts while coverage records (else NULL) */
     struct luashim_limits *lim;  /* timer/hook state (limits.c, luashim_limits.h) */
+    void *host;             /* the owning Swift bridge (luashim_set_host) */
 } luashim_control;
 
 /* ---------------- line coverage (coverage.c) ---------------- */
@@ -45,8 +52,6 @@ typedef struct luashim_coverage luashim_coverage;
 /** Turns line recording on for the state (call right after creating it, before any coroutine
  *  exists: threads copy their creator's hook). Line events then go to the count hook too. */
 void luashim_coverage_enable(lua_State *L);
-/** Whether the state records lines. */
-int luashim_coverage_enabled(lua_State *L);
 /** Registers the chunk whose main function is at `functionIndex` (lines 1...nlines) and returns
  *  its counts array (index = line), owned by the state; the same array for a chunk registered
  *  twice. The caller must keep the function alive as long as the state (the source string's
@@ -59,14 +64,27 @@ luashim_coverage *luashim_cov_new(void);
 void luashim_cov_free(luashim_coverage *cv);
 void luashim_cov_line(lua_State *L, luashim_coverage *cv, lua_Debug *ar);
 
+#define LUASHIM_MEMORY_CROSSED 1
+#define LUASHIM_MEMORY_REFUSED 2
+
+/** Charges (bytes > 0) or releases (bytes < 0) host memory to the control block `control`
+ *  (a `luashim_control *`): it counts against the same cap as the Lua heap. Never fails and
+ *  never raises: crossing the cap sets `memoryExceeded`, raised once Swift returns to C. */
+void luashim_charge_memory(void *control, ptrdiff_t bytes);
+/** When the cap was crossed, collects garbage (finalizers release host objects) and checks
+ *  again; returns whether the memory limit still stands (clearing the flag when it does not). */
+int luashim_memory_limit_stands(lua_State *L);
+
 /** Creates a state with the capped allocator and the count hook. NULL on failure. */
 lua_State *luashim_newstate(size_t memoryLimit, int64_t instructionBudget);
 /** Closes the state and frees its control block. */
 void luashim_close(lua_State *L);
-/** The control block of a state. */
-luashim_control *luashim_control_of(lua_State *L);
-/** Resets the instruction budget (e.g. per test file) and clears sticky flags. */
-void luashim_reset_limits(lua_State *L, int64_t instructionBudget);
+/** The control block of a state: the pointer in the extra space of every thread of a state made
+ *  by luashim_newstate (threads copy their creator's extra space), so coroutine resumes, host
+ *  calls and trampolines read it with one load instead of a call to lua_getallocf. */
+static inline luashim_control *luashim_control_of(lua_State *L) {
+    return *(luashim_control **)lua_getextraspace(L);
+}
 
 /** Starts (message on top of the stack, popped) or ends (on = 0) an uncatchable abort: while it
  *  is on, the count hook raises the message at every instruction of any Lua code. */
@@ -112,6 +130,16 @@ int luashim_load_file(lua_State *L, const char *path, const char *chunkname);
 int luashim_push_pristine_env(lua_State *L);
 /** Sets the folder `require` loads from (and never leaves). */
 void luashim_set_script_directory(lua_State *L, const char *dir);
+/** Sets more places `require` looks for `.lua` files after the script folder: `;`-separated
+ *  templates such as `src/?.lua` (`?` is the module name, dots made slashes). A file found
+ *  through a template must really lie (links resolved) inside the folder of one of the
+ *  templates (its part before the first `?`); templates not ending in `.lua` are ignored, so C
+ *  modules are never loaded. */
+void luashim_set_module_paths(lua_State *L, const char *templates);
+/** Pushes the preload table `require` consults after the loaded modules and before files
+ *  (`name -> loader`, called as loader(name, ":preload:") like Lua's package.preload), making
+ *  it on first use. */
+void luashim_push_preload_table(lua_State *L);
 /** Pops a function and makes it the reveal function of the metatable at `mtIndex`: the first
  *  reflective look at a table with that metatable (getmetatable, setmetatable, next, pairs,
  *  rawget) calls it, and it must create every lazy name and remove the metatable. */
@@ -122,45 +150,59 @@ int luashim_drop_lazy_metatable(lua_State *L, int idx);
 /** Safe tostring (uses __tostring/__name) in protected mode; pushes a string. Never raises. */
 void luashim_tostring(lua_State *L, int idx);
 
-/** Extra space pointer (the owning Swift bridge). */
-static inline void *luashim_get_host(lua_State *L) { return *(void **)lua_getextraspace(L); }
-static inline void luashim_set_host(lua_State *L, void *p) { *(void **)lua_getextraspace(L) = p; }
+/** The owning Swift bridge (kept in the control block). */
+static inline void *luashim_get_host(lua_State *L) { return luashim_control_of(L)->host; }
+static inline void luashim_set_host(lua_State *L, void *p) { luashim_control_of(L)->host = p; }
 
 /* Traceback of the current call stack of L (for locations). Pushes a string. */
 void luashim_where(lua_State *L, int level);
 
 /* --- static inline wrappers for macros -------------------------------- */
+/* Each C function that touches a Lua stack is marked with its stack effect as in Lua's manual:
+ * [-o, +p, x] pops o values, pushes p, and x says whether it may raise ('-' never, 'm' only a
+ * memory error, 'e' any error, 'v' raises on purpose). Allocations made while host (Swift) code
+ * runs never fail (see capped_alloc), so 'm' functions called from Swift do not raise. */
 static inline int luashim_registryindex(void) { return LUA_REGISTRYINDEX; }
 static inline int luashim_upvalueindex(int i) { return lua_upvalueindex(i); }
+/* [-n, +0, -] */
 static inline void luashim_pop(lua_State *L, int n) { lua_pop(L, n); }
+/* [-0, +1, m] */
 static inline void luashim_newtable(lua_State *L) { lua_newtable(L); }
+/* [-0, +0, m] */
 static inline const char *luashim_tolstring(lua_State *L, int i, size_t *len) { return lua_tolstring(L, i, len); }
+/* [-0, +0, -] */
 static inline _Bool luashim_isnoneornil(lua_State *L, int i) { return lua_type(L, i) <= 0; }
+/* [-0, +0, -] */
 static inline lua_Integer luashim_tointeger(lua_State *L, int i, int *isnum) { return lua_tointegerx(L, i, isnum); }
+/* [-0, +0, -] */
 static inline lua_Number luashim_tonumber(lua_State *L, int i, int *isnum) { return lua_tonumberx(L, i, isnum); }
+/* [-0, +1, -] */
 static inline void luashim_pushglobaltable(lua_State *L) { lua_pushglobaltable(L); }
 /* Pushes t[k] without metamethods (an option or spec table given by a script): a metamethod
    could raise, and an error must never unwind Swift frames. Returns the value's type. */
+/* [-0, +1, m] */
 static inline int luashim_rawgetfield(lua_State *L, int idx, const char *k) {
     idx = lua_absindex(L, idx);
     lua_pushstring(L, k);
     return lua_rawget(L, idx);
 }
+/* [-1, +1, -] */
 static inline void luashim_insert(lua_State *L, int i) { lua_insert(L, i); }
+/* [-1, +0, -] */
 static inline void luashim_remove(lua_State *L, int i) { lua_remove(L, i); }
+/* [-1, +0, -] */
 static inline void luashim_replace(lua_State *L, int i) { lua_replace(L, i); }
-static inline void *luashim_newuserdata(lua_State *L, size_t sz, int nuv) { return lua_newuserdatauv(L, sz, nuv); }
-static inline int luashim_getuservalue(lua_State *L, int i) { return lua_getiuservalue(L, i, 1); }
-static inline int luashim_setuservalue(lua_State *L, int i) { return lua_setiuservalue(L, i, 1); }
+/* [-0, +0, -] */
 static inline const char *luashim_typename_at(lua_State *L, int i) { return luaL_typename(L, i); }
+/* [-0, +1, m] */
 static inline void luashim_pushlstring(lua_State *L, const char *s, size_t n) { (void)lua_pushlstring(L, s, n); }
-static inline int luashim_gc_count_kb(lua_State *L) { return lua_gc(L, LUA_GCCOUNT, 0); }
-static inline int luashim_gc_count_b(lua_State *L) { return lua_gc(L, LUA_GCCOUNTB, 0); }
+/* [-0, +1, m] */
+static inline void *luashim_newuserdata(lua_State *L, size_t sz, int nuv) { return lua_newuserdatauv(L, sz, nuv); }
+/* [-0, +0, -] */
 static inline void luashim_gc_collect(lua_State *L) { lua_gc(L, LUA_GCCOLLECT, 0); }
 /** Switches the collector to generational mode (far cheaper for short-lived dispatch garbage). */
+/* [-0, +0, -] */
 static inline void luashim_gc_generational(lua_State *L) { lua_gc(L, LUA_GCGEN, 0, 0); }
-
-
 
 /** Pushes an __index function for userdata: looks the key up in the methods table (popped
  *  from -2) first, then calls the getter (popped from -1) as getter(self, key). */
@@ -192,6 +234,7 @@ void luashim_write_stderr(const char *s, size_t n);
 void luashim_write_stdout(const char *s, size_t n);
 void luashim_flush_stdout(void);
 int luashim_isatty(int fd);
-/** Bytes allocated on the C heap (mallinfo2), for memory measurements. */
+/** Bytes allocated on the C heap (glibc's mallinfo2), for memory measurements; 0 where the C
+ *  library has no mallinfo2 (macOS, musl). */
 size_t luashim_heap_in_use(void);
 #endif

@@ -72,16 +72,11 @@ void luashim_set_timeout(lua_State *L, int64_t ms);
 
 /** Charges `units` of host work (nodes visited, bytes formatted, ...) to the instruction
  *  budget. Returns nonzero when a limit now stops the script (budget spent, time up, interrupt,
- *  abort): the host function should stop and return; the trampoline raises the limit once it
- *  has returned. Never raises. */
+ *  abort, a refused allocation): the host function should stop and return; the trampoline
+ *  raises the limit once it has returned (even one that only the hook raises otherwise, such as
+ *  the time limit, so that a partial result is never used). Never raises. */
 int luashim_charge(lua_State *L, int64_t units);
 
-/** Nonzero when a limit is pending or was raised and must stop the current work (see
- *  luashim_charge, with no charge). Never raises. */
-int luashim_limit_pending(lua_State *L);
-
-/** Requests an interrupt ("interrupted!") from a signal handler (Ctrl-C). Async-signal-safe. */
-void luashim_request_interrupt(lua_State *L);
 
 /** Resumes `co` from `from` like lua_resume, keeping the running-thread bookkeeping (timer
  *  arming, exact counting across coroutines). Use it for every resume done by the host. */

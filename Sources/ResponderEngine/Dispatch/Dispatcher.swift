@@ -32,6 +32,14 @@ struct Dispatcher {
     /// The fixed path, origin first.
     var path: [Node] { trace.path }
 
+    /// Whether the path is the same array as `other`'s path (reused, not a copy).
+    func sharesPath(with other: Trace?) -> Bool {
+        guard let other else { return false }
+        return trace.path.withUnsafeBufferPointer { mine in
+            other.path.withUnsafeBufferPointer { $0.baseAddress == mine.baseAddress }
+        }
+    }
+
     @inline(__always)
     private func record(_ node: Int32, _ entry: Int32, _ decision: Decision, result: Int32 = -1) {
         trace.record(StepRecord(node: node, entry: entry, value: valueIndex, result: result,
@@ -119,73 +127,42 @@ struct Dispatcher {
 
     private func call(_ entry: ResponderEntry, at nodeIndex: Int) -> ResponderResult {
         guard let body = entry.body else {
-            switch entry.kind {
-            case .handleEvent, .handleError: return .handled
-            case .transformEvent, .transformError: return .value(value)
-            default: return .notHandled
-            }
+            // no body: a handle consumes, a transform passes the value on unchanged
+            return entry.kind == .transformEvent || entry.kind == .transformError ? .value(value) : .nothing
         }
         return body(value, DispatchContext(trace: trace, nodeIndex: nodeIndex, entry: entry,
                                            world: world))
     }
 
-    /// Applies a body's result; returns `true` when the value was consumed.
+    /// Applies a body's result as ``ResponderKind/outcome(of:)`` reads it; returns `true` when
+    /// the value was consumed.
     private mutating func apply(_ result: ResponderResult, of entry: ResponderEntry, at node: Node,
                                 _ n32: Int32, _ p32: Int32) throws -> Bool {
-        switch result {
+        switch entry.kind.outcome(of: result) {
         case .aborted:
             throw EngineError.aborted
-        case let .thrown(error):
+        case let .raised(error):
             raise(error, by: entry, at: node, n32, p32)
             return false
-        case .handled, .notHandled:
-            switch entry.kind {
-            case .handleEvent, .handleError:
-                record(n32, p32, .handled)
-                return true
-            case .receiveEvent, .receiveError:
-                if case .handled = result {
-                    record(n32, p32, .handled)
-                    return true
-                }
-                record(n32, p32, .passed)
-                return false
-            case .catchError:
-                if case .notHandled = result {
-                    record(n32, p32, .passed)
-                    return false
-                }
-            default:
-                break
-            }
-            invalid(result, of: entry, at: node, n32, p32)
+        case .consumed:
+            record(n32, p32, .handled)
+            return true
+        case .passed:
+            record(n32, p32, .passed)
             return false
-        case let .value(newValue):
-            switch entry.kind {
-            case .handleEvent, .handleError:
-                record(n32, p32, .handled)
-                return true
-            case .transformEvent, .transformError:
-                if newValue.kind == kind {
-                    let index = store(newValue)
-                    record(n32, p32, .transformed, result: index)
-                    value = newValue
-                    valueIndex = index
-                    return false
-                }
-            case .catchError:
-                if newValue.kind == .event {
-                    let index = store(newValue)
-                    record(n32, p32, .caught, result: index)
-                    value = newValue
-                    valueIndex = index
-                    kind = .event
-                    return false
-                }
-            default:
-                break
-            }
-            invalid(result, of: entry, at: node, n32, p32)
+        case let .replaced(newValue):
+            let index = store(newValue)
+            record(n32, p32, newValue.kind == kind ? .transformed : .caught, result: index)
+            value = newValue
+            valueIndex = index
+            kind = newValue.kind
+            return false
+        case let .wrong(expected):
+            // located at the line that registered the responder: the wiring to fix
+            let message = entry.location.map { "\($0): \(entry.kind.rawValue) registered here" }
+                ?? "\(entry.kind.rawValue) at \(node)"
+            let text = "\(message) returned \(result.described) (\(expected) expected)"
+            raise(world.makeRuntimeError(text, node), by: entry, at: node, n32, p32)
             return false
         }
     }
@@ -204,25 +181,5 @@ struct Dispatcher {
         value = error
         valueIndex = index
         kind = .error
-    }
-
-    private mutating func invalid(_ result: ResponderResult, of entry: ResponderEntry, at node: Node,
-                                  _ n32: Int32, _ p32: Int32) {
-        let got: String
-        switch result {
-        case .handled: got = "handled"
-        case .notHandled: got = "notHandled"
-        case let .value(other): got = "\(other.kind) \(other)"
-        case let .thrown(other): got = "thrown \(other)"
-        case .aborted: got = "aborted"
-        }
-        let expected: String
-        switch entry.kind {
-        case .transformEvent, .catchError: expected = "an event"
-        case .transformError: expected = "an error"
-        default: expected = "handled or notHandled"
-        }
-        let message = "\(entry.label) at \(node) returned \(got) instead of \(expected)"
-        raise(world.makeRuntimeError(message, node), by: entry, at: node, n32, p32)
     }
 }

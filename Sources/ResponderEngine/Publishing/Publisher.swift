@@ -22,6 +22,9 @@ public final class Publisher {
         self.node = node
     }
 
+    /// Estimated bytes of the publisher and its slot in the node's list.
+    var cost: Int { MemoryMeter.Cost.object(48) + MemoryMeter.Cost.string(id ?? "") + MemoryMeter.Cost.arraySlot }
+
     /// Publishes `event` through `world`.
     /// - Returns: How many subscribers were reached.
     /// - Throws: See ``World/publish(_:through:location:)``.

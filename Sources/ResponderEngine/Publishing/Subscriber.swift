@@ -28,6 +28,12 @@ public final class Subscriber {
         self.body = body
     }
 
+    /// Estimated bytes of the subscriber, its body's context and its slot in the node's list.
+    var cost: Int {
+        MemoryMeter.Cost.object(80) + MemoryMeter.Cost.object(48) + MemoryMeter.Cost.string(id ?? "")
+            + MemoryMeter.Cost.arraySlot
+    }
+
     /// `subscribe(Type)`, the label used in publish traces.
     public var label: String { "subscribe(\(type.name))" }
 }

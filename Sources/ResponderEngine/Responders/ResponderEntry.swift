@@ -72,4 +72,12 @@ public final class ResponderEntry: CustomStringConvertible {
 
     /// Same as ``label``.
     public var description: String { label }
+
+    /// Estimated bytes of the entry, its type list, its id, its body's context and its slot in
+    /// the node's list (charged to the node while the entry is in the list).
+    var cost: Int {
+        MemoryMeter.Cost.object(136) + MemoryMeter.Cost.array(declared.count)
+            + MemoryMeter.Cost.string(id ?? "") + (body == nil ? 0 : MemoryMeter.Cost.object(48))
+            + MemoryMeter.Cost.arraySlot
+    }
 }

@@ -1,13 +1,32 @@
-/// What a responder body tells the dispatcher.
+/// What a responder body returned, in the engine's words. A body only reports what it got; what
+/// that means for the dispatch (consume, pass on, replace, or a wrong return) is decided in one
+/// place, ``ResponderKind/outcome(of:)``.
 public enum ResponderResult {
-    /// The value was consumed (receive/handle).
+    /// Handled (Lua's `true`).
     case handled
-    /// Pass the original value on (receive); ignored by handle, which always consumes.
+    /// Not handled (Lua's `false`).
     case notHandled
-    /// The replacement value: a transform's result or the event a `catchError` produced.
+    /// No value (Lua's `nil` or no result): a receive passes the value on.
+    case nothing
+    /// A value: a transform's result or the event a `catchError` produced.
     case value(Value)
+    /// Something no kind can use; the text names it in the body's own words (`a string`).
+    case unusable(String)
     /// An error raised by the body; it starts at the next entry of the same node.
     case thrown(Value)
-    /// A strict violation is pending: unwind the whole action.
+    /// A strict violation or a limit is pending: unwind the whole action.
     case aborted
+
+    /// What the body returned, for a wrong-return message.
+    var described: String {
+        switch self {
+        case .handled: "true"
+        case .notHandled: "false"
+        case .nothing: "nil"
+        case let .value(value): "\(value.kind) \(value)"
+        case let .unusable(text): text
+        case let .thrown(value): "thrown \(value)"
+        case .aborted: "aborted"
+        }
+    }
 }

@@ -25,6 +25,11 @@ public struct Violation: CustomStringConvertible {
         self.type = type ?? value?.type
     }
 
+    /// Estimated bytes of a violation kept in ``World/warnings``: its slot, message and value.
+    var cost: Int {
+        MemoryMeter.Cost.arraySlot * 8 + MemoryMeter.Cost.string(message) + (value == nil ? 0 : Value.cost)
+    }
+
     /// `FILE:LINE: message`, or just the message when the location is unknown.
     public var description: String {
         if let location { return "\(location): \(message)" }

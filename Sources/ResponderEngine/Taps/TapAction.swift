@@ -20,6 +20,9 @@ public struct TapAction {
     /// show as the control's dispatch table instead).
     public var isHidden: Bool
 
+    /// Estimated bytes of a tap action in a node's list, with a closure's context.
+    static let cost = MemoryMeter.Cost.object(48) + 24
+
     /// Creates a tap action.
     public init(count: Int = 1, action: Action, id: String? = nil, isHidden: Bool = false) {
         self.count = count

@@ -22,6 +22,8 @@ public final class Trace: CustomStringConvertible {
     @exclusivity(unchecked) private(set) var recordCount = 0
     @exclusivity(unchecked) private var recordCapacity: Int
     private let directSteps: [TraceStep]
+    /// The memory charged for the trace once its action ended (see ``charge(to:sharedPath:)``).
+    private var memory = MemoryAccount(nil)
 
     /// One stored list: the path index of its node and the list.
     struct Snapshot {
@@ -86,6 +88,23 @@ public final class Trace: CustomStringConvertible {
         recordBase.deallocate()
     }
 
+    /// Charges the finished trace to `meter`: its buffers, the values it keeps and, unless
+    /// `sharedPath` (the path array is the previous trace's), its path. Released with the trace.
+    func charge(to meter: MemoryMeter, sharedPath: Bool) {
+        typealias Cost = MemoryMeter.Cost
+        var bytes = Cost.object(128) + (1 + laterValues.count) * Value.cost
+            + Cost.block(snapshotCapacity * MemoryLayout<Snapshot>.stride)
+            + Cost.block(recordCapacity * MemoryLayout<StepRecord>.stride)
+            + Cost.array(laterValues.count)
+        if !sharedPath { bytes += Cost.array(path.count) }
+        if !directSteps.isEmpty {
+            bytes += Cost.array(directSteps.count, stride: MemoryLayout<TraceStep>.stride)
+            for step in directSteps { bytes += Cost.string(step.responder) }
+        }
+        memory = MemoryAccount(meter)
+        memory.charge(bytes)
+    }
+
     /// The node where the action started.
     public var origin: Node { path[0] }
 
@@ -104,10 +123,17 @@ public final class Trace: CustomStringConvertible {
         return "\(kind.rawValue) \(initialValue) from \(origin)"
     }
 
-    /// The text form: the header, then one line per step (see ``TraceStep/description``).
+    /// The text form: the header, then one line per step (see ``TraceStep/description``), the
+    /// node and responder columns widened to the longest name when one exceeds 12 or 28 columns.
     public var description: String {
+        let steps = self.steps
+        var nodeWidth = TraceStep.nodeWidth, responderWidth = TraceStep.responderWidth
+        for step in steps {
+            nodeWidth = max(nodeWidth, step.node.description.count)
+            responderWidth = max(responderWidth, step.responder.count)
+        }
         var lines = [header]
-        for step in steps { lines.append(step.description) }
+        for step in steps { lines.append(step.line(nodeWidth: nodeWidth, responderWidth: responderWidth)) }
         return lines.joined(separator: "\n")
     }
 

@@ -27,24 +27,33 @@ public struct TraceStep: CustomStringConvertible {
         self.result = result
     }
 
+    /// The least width of the node column in the text form of a trace.
+    public static let nodeWidth = 12
+    /// The least width of the responder column in the text form of a trace.
+    public static let responderWidth = 28
+
+    /// The step's line in the text form of a trace, on its own (``line(nodeWidth:responderWidth:)``
+    /// with the least widths).
+    public var description: String { line(nodeWidth: Self.nodeWidth, responderWidth: Self.responderWidth) }
+
     /// The step's line in the text form of a trace.
     ///
-    /// Two spaces, the node padded to 12 columns, a space, `#index `, the responder padded to
-    /// 28 columns, a space and the decision; a column longer than its width is followed by one
-    /// space. The `unhandled` step has no index and no responder: the decision takes the place
-    /// of the index column (`  Root            unhandled`); so does the `disabled` step of an
-    /// action a disabled control refused (`  Button#save     disabled`).
-    public var description: String {
-        var line = "  " + Self.pad(node.description, 12) + " "
+    /// Two spaces, the node padded to `nodeWidth` columns, a space, `#index `, the responder padded
+    /// to `responderWidth` columns, a space and the decision; a column longer than its width is
+    /// followed by one space. The `unhandled` step has no index and no responder: the decision
+    /// takes the place of the index column (`  Root            unhandled`); so does the `disabled`
+    /// step of an action a disabled control refused (`  Button#save     disabled`). A trace
+    /// widens both columns to its longest node and responder (see ``Trace/description``).
+    public func line(nodeWidth: Int, responderWidth: Int) -> String {
+        let line = "  " + Self.pad(node.description, nodeWidth) + " "
         if index == 0 && (decision == .unhandled || decision == .disabled || decision == .loading) {
             return line + "   " + decision.rawValue
         }
         if index == 0 {
             // an action trace's step with no list position (a node asked by a nil-targeted action)
-            return line + "   " + Self.pad(responder, 28) + " " + decision.rawValue
+            return line + "   " + Self.pad(responder, responderWidth) + " " + decision.rawValue
         }
-        line += "#\(index) " + Self.pad(responder, 28) + " " + decision.rawValue
-        return line
+        return line + "#\(index) " + Self.pad(responder, responderWidth) + " " + decision.rawValue
     }
 
     static func pad(_ text: String, _ width: Int) -> String {

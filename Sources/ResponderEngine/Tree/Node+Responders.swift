@@ -6,6 +6,7 @@ extension Node {
     @discardableResult
     public func addResponder(_ entry: ResponderEntry) -> ResponderEntry {
         responders.append(entry)
+        memory.charge(entry.cost)
         return entry
     }
 
@@ -18,6 +19,7 @@ extension Node {
         for entry in responders where entry.id == id {
             entry.isRemoved = true
             removed = true
+            memory.release(entry.cost)
         }
         if removed { responders.removeAll { $0.isRemoved } }
         return removed
@@ -30,6 +32,7 @@ extension Node {
         guard let index = responders.firstIndex(where: { $0 === entry }) else { return false }
         entry.isRemoved = true
         responders.remove(at: index)
+        memory.release(entry.cost)
         return true
     }
 
@@ -45,6 +48,7 @@ extension Node {
         let publisher = Publisher(type: type, destination: destination, id: id, node: self)
         publisher.sequence = nextPublishingSequence()
         publishers.append(publisher)
+        memory.charge(publisher.cost)
         return publisher
     }
 
@@ -61,6 +65,7 @@ extension Node {
         let subscriber = Subscriber(type: type, id: id, location: location, node: self, body: body)
         subscriber.sequence = nextPublishingSequence()
         subscribers.append(subscriber)
+        memory.charge(subscriber.cost)
         return subscriber
     }
 
@@ -72,24 +77,6 @@ extension Node {
         return last + 1
     }
 
-    /// Removes subscribers with identifier `id`.
-    /// - Returns: Whether anything was removed.
-    @discardableResult
-    public func removeSubscriber(id: String) -> Bool {
-        let before = subscribers.count
-        subscribers.removeAll { $0.id == id }
-        return subscribers.count != before
-    }
-
-    /// Removes publishers with identifier `id`.
-    /// - Returns: Whether anything was removed.
-    @discardableResult
-    public func removePublisher(id: String) -> Bool {
-        let before = publishers.count
-        publishers.removeAll { $0.id == id }
-        return publishers.count != before
-    }
-
     /// Adds a tap action, run by ``World/tap(_:count:location:)`` for a matching tap count.
     ///
     /// An `EventButton` is a node with a count-1 ``TapAction/Action/trigger(_:)`` or
@@ -97,15 +84,21 @@ extension Node {
     public func onTapGesture(count: Int = 1, action: TapAction.Action, id: String? = nil,
                              isHidden: Bool = false) {
         tapActions.append(TapAction(count: count, action: action, id: id, isHidden: isHidden))
+        memory.charge(TapAction.cost)
     }
 
     /// Removes the tap actions with identifier `id`.
     public func removeTapAction(id: String) {
-        tapActions.removeAll { $0.id == id }
+        tapActions.removeAll {
+            guard $0.id == id else { return false }
+            memory.release(TapAction.cost)
+            return true
+        }
     }
 
     /// Removes every tap action.
     public func removeTapActions() {
+        memory.release(tapActions.count * TapAction.cost)
         tapActions.removeAll()
     }
 }

@@ -81,24 +81,38 @@ extension Node {
     ///   - selector: `Name`, `#id` or `Name#id`.
     ///   - index: An index holding every node with an id that could be in the subtree: an `#id`
     ///     selector then looks the id up instead of scanning the subtree.
-    public func find(_ selector: String, index: NodeIndex? = nil) -> Node? {
+    ///   - work: Charged one unit per node visited (and per step up the tree for indexed
+    ///     candidates). When it says stop, the search ends early and returns `nil`.
+    public func find(_ selector: String, index: NodeIndex? = nil, work: WorkMeter? = nil) -> Node? {
         let parsed = Selector(selector)
+        var tally = WorkTally(work)
+        defer { tally.finish() }
         if let id = parsed.id, let index {
             var best: Node?
-            for candidate in index.nodes(withID: id)
-            where parsed.matches(candidate) && candidate.isDescendant(of: self) {
-                if let current = best, !candidate.precedes(current) { continue }
+            let candidates = index.nodes(withID: id)
+            if tally.add(candidates.count) { return nil }
+            for candidate in candidates where parsed.matches(candidate) {
+                var steps = 0
+                let inside = candidate.isDescendant(of: self, steps: &steps)
+                if tally.add(steps) { return nil }
+                guard inside else { continue }
+                if let current = best {
+                    // the comparison walks both paths to the root
+                    if tally.add(2 * steps) { return nil }
+                    if !candidate.precedes(current) { continue }
+                }
                 best = candidate
             }
             return best
         }
         var found: Node?
         forEachInSubtreeUntil { node in
+            if tally.step() { return true }
             guard parsed.matches(node) else { return false }
             found = node
             return true
         }
-        return found
+        return tally.finish() ? nil : found
     }
 
     /// ``forEachInSubtree(_:)`` that stops when `body` returns true.
@@ -121,11 +135,20 @@ extension Node {
     }
 
     /// Every node of the subtree (this node included) matching `selector`, in document order.
-    /// - Parameter selector: `Name`, `#id` or `Name#id`.
-    public func findAll(_ selector: String) -> [Node] {
+    /// - Parameters:
+    ///   - selector: `Name`, `#id` or `Name#id`.
+    ///   - work: Charged one unit per node visited. When it says stop, the search ends early
+    ///     and returns what it found so far (the host raises its limit).
+    public func findAll(_ selector: String, work: WorkMeter? = nil) -> [Node] {
         let parsed = Selector(selector)
+        var tally = WorkTally(work)
         var found: [Node] = []
-        forEachInSubtree { if parsed.matches($0) { found.append($0) } }
+        forEachInSubtreeUntil { node in
+            if tally.step() { return true }
+            if parsed.matches(node) { found.append(node) }
+            return false
+        }
+        tally.finish()
         return found
     }
 
@@ -152,9 +175,16 @@ extension Node {
 
     /// Whether `other` is this node or one of its ancestors.
     public func isDescendant(of other: Node) -> Bool {
+        var steps = 0
+        return isDescendant(of: other, steps: &steps)
+    }
+
+    /// ``isDescendant(of:)`` that adds the links it followed to `steps`.
+    public func isDescendant(of other: Node, steps: inout Int) -> Bool {
         var node: Node? = self
         while let current = node {
             if current === other { return true }
+            steps += 1
             node = current.parent
         }
         return false

@@ -11,7 +11,9 @@ public final class Node: CustomStringConvertible {
     /// The node's name, e.g. `Grid`.
     public let name: String
     /// The optional identifier used by `#id` selectors and in descriptions.
-    public var id: String?
+    public var id: String? {
+        didSet { memory.release(MemoryMeter.Cost.string(oldValue ?? "")); memory.charge(MemoryMeter.Cost.string(id ?? "")) }
+    }
     /// An opaque slot for the bridge (e.g. a Lua registry reference). The engine never reads it.
     public var host: Int = 0
     /// The safety level set on this node for its subtree, or `nil` to inherit.
@@ -41,15 +43,35 @@ public final class Node: CustomStringConvertible {
     public internal(set) var tapActions: [TapAction] = []
     /// The world whose mounted tree contains this node, or `nil`.
     public internal(set) weak var world: World?
+    /// The memory charged for this node and everything it holds (entries, publishers,
+    /// subscribers, tap actions, host data attached with ``chargeMemory(_:)``); given back when
+    /// the node goes away.
+    var memory: MemoryAccount
 
     /// Creates a detached node.
     /// - Parameters:
     ///   - name: The node's name.
     ///   - id: An optional identifier.
-    public init(name: String, id: String? = nil) {
+    ///   - meter: The meter charged for the node and what it will hold (see ``MemoryMeter``).
+    public init(name: String, id: String? = nil, meter: MemoryMeter? = nil) {
         self.name = name
         self.id = id
+        self.memory = MemoryAccount(meter)
+        memory.charge(Self.cost + MemoryMeter.Cost.string(name) + MemoryMeter.Cost.string(id ?? ""))
     }
+
+    /// Estimated bytes of a node object with empty lists, its side table (weak references to it)
+    /// and its slot in a parent's children.
+    static let cost = MemoryMeter.Cost.object(160) + MemoryMeter.Cost.object(16) + MemoryMeter.Cost.arraySlot
+
+    /// Charges `bytes` that the host keeps for this node (released with the node).
+    public func chargeMemory(_ bytes: Int) { memory.charge(bytes) }
+
+    /// Releases `bytes` charged earlier with ``chargeMemory(_:)``.
+    public func releaseMemory(_ bytes: Int) { memory.release(bytes) }
+
+    /// The bytes currently charged for this node and what it holds.
+    public var chargedBytes: Int { memory.bytes }
 
     deinit {
         // Releasing the children array would release each child, whose deinit releases its own

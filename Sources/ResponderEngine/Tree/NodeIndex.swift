@@ -33,10 +33,9 @@ public final class NodeIndex {
     func nodes(withID id: String) -> [Node] {
         guard let entries = byID[id] else { return [] }
         var found: [Node] = []
-        for key in entries {
-            if let node = resolve(key), node.id == id, !found.contains(where: { $0 === node }) {
-                found.append(node)
-            }
+        var seen = Set<UnsafeMutableRawPointer>()
+        for key in entries where seen.insert(key).inserted {
+            if let node = resolve(key), node.id == id { found.append(node) }
         }
         return found
     }
@@ -47,7 +46,8 @@ public final class NodeIndex {
         var count = 0
         for (id, entries) in byID {
             var live: [UnsafeMutableRawPointer] = []
-            for key in entries where resolve(key)?.id == id && !live.contains(key) {
+            var seen = Set<UnsafeMutableRawPointer>()
+            for key in entries where seen.insert(key).inserted && resolve(key)?.id == id {
                 live.append(key)
             }
             if !live.isEmpty {

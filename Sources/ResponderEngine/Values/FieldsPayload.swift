@@ -34,16 +34,5 @@ public final class FieldsPayload: ValuePayload {
     public func stringField(_ name: String) -> String? { strings[name] }
 
     /// Renders a string in double quotes, escaping `\`, `"` and newlines.
-    public static func quote(_ text: String) -> String {
-        var out = "\""
-        for character in text {
-            switch character {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            default: out.append(character)
-            }
-        }
-        return out + "\""
-    }
+    public static func quote(_ text: String) -> String { "\"" + TextEscaper.quoted(text) + "\"" }
 }

@@ -21,6 +21,9 @@ public final class Value: CustomStringConvertible {
         self.cause = cause
     }
 
+    /// Estimated bytes of a value kept by the engine (the object and its payload object).
+    static let cost = MemoryMeter.Cost.object(32) + MemoryMeter.Cost.object(32)
+
     /// Whether this is an event or an error.
     public var kind: ValueKind { type.kind }
 

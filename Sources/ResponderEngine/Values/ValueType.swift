@@ -17,6 +17,8 @@ public final class ValueType: @unchecked Sendable, CustomStringConvertible {
     /// Identities of the root type … this type (`depth + 1` entries): `chain[d]` is the
     /// ancestor at depth `d`, so ancestry is one comparison and needs no reference counting.
     let chain: UnsafeMutablePointer<UnsafeRawPointer>
+    /// The memory charged for the type, its name and its ancestry chain.
+    let memory: MemoryAccount
 
     /// Creates a type.
     /// - Parameters:
@@ -24,7 +26,9 @@ public final class ValueType: @unchecked Sendable, CustomStringConvertible {
     ///   - kind: Event or error.
     ///   - parent: An optional parent type; values of this type then also match the parent.
     ///   - alertable: Whether values are alertable errors; inherited from `parent` when it is.
-    public init(name: String, kind: ValueKind, parent: ValueType? = nil, alertable: Bool = false) {
+    ///   - meter: The meter charged for the type (see ``MemoryMeter``).
+    public init(name: String, kind: ValueKind, parent: ValueType? = nil, alertable: Bool = false,
+                meter: MemoryMeter? = nil) {
         self.name = name
         self.kind = kind
         self.parent = parent
@@ -33,6 +37,10 @@ public final class ValueType: @unchecked Sendable, CustomStringConvertible {
         self.depth = depth
         self.chain = .allocate(capacity: depth + 1)
         if let parent { chain.initialize(from: parent.chain, count: depth) }
+        var memory = MemoryAccount(meter)
+        memory.charge(MemoryMeter.Cost.object(72) + MemoryMeter.Cost.string(name)
+                      + MemoryMeter.Cost.block(8 * (depth + 1)))
+        self.memory = memory
         (chain + depth).initialize(to: identity)
     }
 

@@ -25,21 +25,25 @@ extension World {
     }
 
     private func dispatch(_ value: Value, from node: Node, location: SourceLocation?) throws -> Outcome {
-        try beginAction()
-        defer { endAction() }
-        guard dispatchDepth < Self.maximumDispatchDepth else { throw EngineError.nestedTooDeeply }
-        dispatchDepth += 1
-        defer { dispatchDepth -= 1 }
-        let isTopLevel = dispatchDepth == 1
+        try nestedDispatch { isTopLevel in try dispatch(value, from: node, location: location, isTopLevel: isTopLevel) }
+    }
+
+    private func dispatch(_ value: Value, from node: Node, location: SourceLocation?,
+                          isTopLevel: Bool) throws -> Outcome {
         var dispatcher = Dispatcher(world: self, value: value, origin: node)
+        // the path was walked to the root (and is walked again): charged by its length
+        work.charge(dispatcher.path.count)
+        let sharedPath = dispatcher.sharesPath(with: lastTrace)
         let end: Dispatcher.End
         do {
             end = try dispatcher.run()
         } catch {
+            dispatcher.trace.charge(to: meter, sharedPath: sharedPath)
             if isTopLevel { lastTrace = dispatcher.trace }
             throw error
         }
         let trace = dispatcher.trace
+        trace.charge(to: meter, sharedPath: sharedPath)
         if isTopLevel { lastTrace = trace }
         switch end {
         case let .handled(by, entry):

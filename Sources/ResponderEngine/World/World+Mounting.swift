@@ -51,6 +51,8 @@ extension World {
     /// before their turn do not appear.
     private func mountSubtree(_ subtree: Node) throws {
         let nodes = subtree.subtreeNodes()
+        // the walk finishes (the tree must stay consistent): its work is only charged
+        work.charge(nodes.count)
         for node in nodes { node.world = self }
         if let appearHook {
             let nested = appearWalks > 0
@@ -75,14 +77,19 @@ extension World {
     /// Runs the disappear hooks of `subtree` (each node once, document order, skipping nodes a
     /// handler already unmounted) and unmounts it.
     private func unmountSubtree(_ subtree: Node) {
+        var tally = WorkTally(work)
+        defer { tally.finish() }
         if let disappearHook {
-            for node in subtree.subtreeNodes() where node.world === self {
+            let nodes = subtree.subtreeNodes()
+            _ = tally.add(nodes.count)
+            for node in nodes where node.world === self {
                 disappearHook(node)
             }
         }
         // a node added again later in the same appear walk appears again
         let forget = appearWalks > 0 && !appearedInNestedWalks.isEmpty
         subtree.forEachInSubtree { node in
+            _ = tally.step()
             node.world = nil
             if forget { appearedInNestedWalks.remove(ObjectIdentifier(node)) }
         }

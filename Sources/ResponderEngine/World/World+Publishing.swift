@@ -20,15 +20,16 @@ extension World {
                                         got: event.description)
         }
         guard let origin = publisher.node else { return 0 }
-        try beginAction()
-        defer { endAction() }
-        guard dispatchDepth < Self.maximumDispatchDepth else { throw EngineError.nestedTooDeeply }
-        dispatchDepth += 1
-        defer { dispatchDepth -= 1 }
-        let isTopLevel = dispatchDepth == 1
+        return try nestedDispatch { isTopLevel in
+            try publish(event, through: publisher, from: origin, location: location, isTopLevel: isTopLevel)
+        }
+    }
 
+    private func publish(_ event: Value, through publisher: Publisher, from origin: Node,
+                         location: SourceLocation?, isTopLevel: Bool) throws -> Int {
         var found: [(subscriber: Subscriber, level: Int)] = []
-        Self.collect(event.type, in: origin, level: 0, before: publisher.sequence, into: &found)
+        let visited = Self.collect(event.type, in: origin, level: 0, before: publisher.sequence, into: &found)
+        work.charge(visited + found.count)
         let deepest = found.map(\.level).max() ?? 0
         let selected = found.filter { item in
             switch publisher.destination {
@@ -45,7 +46,11 @@ extension World {
 
         var steps: [TraceStep] = []
         defer {
-            if isTopLevel { lastTrace = Trace(publication: event, path: [origin], steps: steps) }
+            if isTopLevel {
+                let trace = Trace(publication: event, path: [origin], steps: steps)
+                trace.charge(to: meter, sharedPath: false)
+                lastTrace = trace
+            }
         }
         try withExtendedLifetime(nodes) {
             try deliver(event, to: selected, location: location, steps: &steps)
@@ -59,18 +64,21 @@ extension World {
                          steps: inout [TraceStep]) throws {
         for subscriber in selected {
             guard let node = subscriber.node else { continue }
-            let index = (node.subscribers.firstIndex { $0 === subscriber } ?? -1) + 1
+            // the position in `node:responders()`, which lists subscribers after the responder entries
+            let index = node.responders.count + (node.subscribers.firstIndex { $0 === subscriber } ?? -1) + 1
             var step = TraceStep(node: node, index: index, responder: subscriber.label,
                                  filter: subscriber.type, value: event, decision: .handled)
             let scope = Trace(publication: event, path: node.pathToRoot, steps: [])
+            work.charge(scope.path.count)
             let result = subscriber.body(event, DispatchContext(trace: scope, nodeIndex: 0, entry: nil,
                                                                 world: self))
             try checkPendingAbort()
-            switch result {
+            // a subscriber's result reads as a handleEvent's: only a raise or an abort counts
+            switch ResponderKind.handleEvent.outcome(of: result) {
             case .aborted:
                 steps.append(step)
                 throw EngineError.aborted
-            case let .thrown(error):
+            case let .raised(error):
                 step.decision = .threw
                 step.result = error
                 steps.append(step)
@@ -88,14 +96,17 @@ extension World {
 
     /// On `root` itself only subscribers registered before the publisher (`sequence` below
     /// `before`) count: the position rule of SPEC §2.3 applied to §2.7.
+    /// Returns the number of nodes and subscribers it visited.
     private static func collect(_ type: ValueType, in root: Node, level: Int, before: Int,
-                                into found: inout [(subscriber: Subscriber, level: Int)]) {
+                                into found: inout [(subscriber: Subscriber, level: Int)]) -> Int {
+        var visited = 0
         // iterative pre-order walk (any depth); each node's level is its parent's, plus one
         // when the node has a matching subscriber
         var stack: [(node: Node, level: Int)] = [(root, level)]
         while let (node, parentLevel) = stack.popLast() {
             var level = parentLevel
             var matched = false
+            visited += 1 + node.subscribers.count
             for subscriber in node.subscribers where subscriber.type.isSame(orAncestorOf: type) {
                 if node === root && subscriber.sequence >= before { continue }
                 if !matched {
@@ -111,5 +122,6 @@ extension World {
                 stack.append((children[index], level))
             }
         }
+        return visited
     }
 }

@@ -67,17 +67,38 @@ public final class World {
     /// next one). The bridge releases what it kept alive for the action's duration.
     public var afterActions: (() -> Void)?
 
+    /// The meter charged for what the world keeps (traces, warnings); the host also passes it
+    /// to the nodes and types it makes for the script (see ``MemoryMeter``).
+    public let meter: MemoryMeter
+    /// The memory charged for ``warnings``.
+    var warningsMemory: MemoryAccount
+    /// The meter charged for the work the world does (nodes walked when mounting, dispatch paths,
+    /// subscribers collected); the host also passes it to searches (see ``WorkMeter``).
+    public let work: WorkMeter
+
     /// Creates an empty world.
-    public init() {}
+    /// - Parameters:
+    ///   - meter: The memory meter to charge; by default one that only counts.
+    ///   - work: The work meter to charge; by default one that only counts.
+    public init(meter: MemoryMeter = MemoryMeter(), work: WorkMeter = WorkMeter()) {
+        self.meter = meter
+        self.work = work
+        self.warningsMemory = MemoryAccount(meter)
+    }
 
     /// Forgets the mounted tree (without disappear hooks), warnings, alert, last trace and any
     /// pending abort, then calls ``resetHook``.
     public func reset() {
         willReset?()
         generation += 1
-        root?.forEachInSubtree { $0.world = nil }
+        var tally = WorkTally(work)
+        root?.forEachInSubtree { node in
+            node.world = nil
+            _ = tally.step()
+        }
+        tally.finish()
         root = nil
-        warnings = []
+        clearWarnings()
         alert = nil
         lastTrace = nil
         pendingAbort = nil
@@ -89,7 +110,10 @@ public final class World {
     public func noteDriven(_ node: Node) { driveObserver?(node) }
 
     /// Empties ``warnings``.
-    public func clearWarnings() { warnings = [] }
+    public func clearWarnings() {
+        warnings = []
+        warningsMemory.release(warningsMemory.bytes)
+    }
 
     /// Dismisses the current alert.
     public func dismissAlert() { alert = nil }
@@ -125,6 +149,19 @@ public final class World {
         }
     }
 
+    /// Runs one dispatch or publication (`body`, told whether it is the top level): the action
+    /// and nesting bookkeeping both share. Throws ``EngineError/nestedTooDeeply`` past
+    /// ``maximumDispatchDepth``.
+    @inline(__always)
+    func nestedDispatch<T>(_ body: (_ isTopLevel: Bool) throws -> T) throws -> T {
+        try beginAction()
+        defer { endAction() }
+        guard dispatchDepth < Self.maximumDispatchDepth else { throw EngineError.nestedTooDeeply }
+        dispatchDepth += 1
+        defer { dispatchDepth -= 1 }
+        return try body(dispatchDepth == 1)
+    }
+
     /// Whether violations at `node` are dropped (`disabled` safety): callers skip building them.
     public func violationsDisabled(at node: Node) -> Bool {
         node.effectiveSafetyLevel(default: defaultSafetyLevel) == .disabled
@@ -144,6 +181,7 @@ public final class World {
             return
         case .relaxed:
             warnings.append(violation)
+            warningsMemory.charge(violation.cost)
             diagnostics(violation.warningLine)
         case .strict:
             if pendingAbort == nil { pendingAbort = violation }

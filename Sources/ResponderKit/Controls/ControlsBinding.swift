@@ -4,10 +4,7 @@ import ResponderEngine
 import ResponderLua
 
 /// SPEC §2.9 part A: state and bindings, controls, simulated input, target–action, closure sugar.
-enum ControlsBinding {
-    @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
-
+enum ControlsBinding: ModuleBinding {
     /// Module functions (also globals).
     static let functions: [(String, LuaSwiftFunction)] = [
         ("State", StateBinding.makeState),
@@ -66,68 +63,97 @@ enum ControlsBinding {
         lua_setfield(L, luashim_registryindex(), TargetAction.onMetaKey)
 
         // t[k] in protected mode (targets may have __index metamethods)
-        if m.runtime.load(PackageResources.protected_index_lua, chunkname: "=responder") == nil {
+        if m.runtime.load(PackageResources.protected_index_lua, chunkname: "=Sources/ResponderKit/Lua/protected_index.lua") == nil {
             lua_setfield(L, luashim_registryindex(), TargetAction.indexKey)
         }
     }
 
-    /// Extra node fields (`node.on`, `control.value`, …): pushes one value and returns true, or
-    /// pushes nothing and returns false.
+    /// Which nodes a field the kit adds is defined on.
+    enum FieldScope: Equatable {
+        /// Every node.
+        case everyNode
+        /// Nodes with a loading state (AsyncButtons).
+        case asyncButton
+        /// Controls of these kinds.
+        case controls(Set<ControlKind>)
+    }
+
+    /// The node fields the kit adds (SPEC §2.9, §2.10), by name. `property` answers these and no
+    /// others, so this table is the complete list (the editor definition file is tested against it).
+    static let fields: [String: FieldScope] = [
+        "on": .everyNode,
+        "isEnabled": .everyNode,
+        "isLoading": .asyncButton,
+        "title": .controls(Set(ControlKind.allCases)),
+        "text": .controls([.textField, .secureField]),
+        "isEditing": .controls([.textField, .secureField, .slider, .stepper]),
+        "value": .controls([.slider, .stepper]),
+        "range": .controls([.slider, .stepper]),
+        "step": .controls([.slider, .stepper]),
+        "isOn": .controls([.toggle]),
+        "selectedSegment": .controls([.segmentedControl]),
+        "segments": .controls([.segmentedControl]),
+    ]
+
+    /// Extra node fields (`node.on`, `control.value`, …; see `fields`): pushes one value and
+    /// returns true, or pushes nothing and returns false.
     static func property(_ m: ModuleState, _ node: Node, _ key: String) -> Bool {
-        if key == "on" {
-            TargetAction.pushOnProxy(m, node)
-            return true
-        }
+        guard let scope = fields[key] else { return false }
         let L = m.L
-        switch key {
-        case "isEnabled":
-            let disabled = (try? m.isDisabled(node)) ?? false
-            lua_pushboolean(L, disabled ? 0 : 1)
+        switch scope {
+        case .everyNode:
+            if key == "on" {
+                TargetAction.pushOnProxy(m, node)
+            } else {  // isEnabled
+                let disabled = (try? m.isDisabled(node)) ?? false
+                lua_pushboolean(L, disabled ? 0 : 1)
+            }
             return true
-        case "isLoading" where m.kit.kit(node)?.loading != nil:
+        case .asyncButton:  // isLoading
+            guard m.kit.kit(node)?.loading != nil else { return false }
             let loading = (try? m.loadingState(node).loading) ?? false
             lua_pushboolean(L, loading ? 1 : 0)
             return true
-        default:
-            break
-        }
-        guard let kind = ControlKind.of(node), let c = m.kit.kit(node)?.control else { return false }
-        switch (key, kind) {
-        case ("title", _):
-            m.pushNodeTable(node, NodeSlot.props)
-            kitRawField(L, -1, "title")
-            luashim_remove(L, -2)
-        case ("text", .textField), ("text", .secureField), ("value", .slider), ("value", .stepper),
-             ("isOn", .toggle):
-            let top = lua_gettop(L)
-            let ok = (try? m.pushControlValue(node, c, reporting: false)) ?? false
-            if !ok {
-                lua_settop(L, top)
-                lua_pushnil(L)
+        case .controls(let kinds):
+            guard let kind = ControlKind.of(node), kinds.contains(kind), let c = m.kit.kit(node)?.control else {
+                return false
             }
-        case ("isEditing", .textField), ("isEditing", .secureField), ("isEditing", .slider), ("isEditing", .stepper):
-            lua_pushboolean(L, c.isEditing ? 1 : 0)
-        case ("range", .slider), ("range", .stepper):
-            guard let (lo, hi) = c.range else { lua_pushnil(L); return true }
-            lua_createtable(L, 2, 0)
-            lo.push(L)
-            lua_rawseti(L, -2, 1)
-            hi.push(L)
-            lua_rawseti(L, -2, 2)
-        case ("step", .slider), ("step", .stepper):
-            if let s = c.step { s.push(L) } else { lua_pushnil(L) }
-        case ("selectedSegment", .segmentedControl):
-            if let i = c.selectedSegment { lua_pushinteger(L, lua_Integer(i)) } else { lua_pushnil(L) }
-        case ("segments", .segmentedControl):
-            lua_createtable(L, Int32(c.segments.count), 0)
-            for (i, s) in c.segments.enumerated() {
-                m.runtime.pushString(s.title)
-                lua_rawseti(L, -2, lua_Integer(i + 1))
+            switch key {
+            case "title":
+                m.pushNodeTable(node, NodeSlot.props)
+                kitRawField(L, -1, "title")
+                luashim_remove(L, -2)
+            case "text", "value", "isOn":
+                let top = lua_gettop(L)
+                let ok = (try? m.pushControlValue(node, c, reporting: false)) ?? false
+                if !ok {
+                    lua_settop(L, top)
+                    lua_pushnil(L)
+                }
+            case "isEditing":
+                lua_pushboolean(L, c.isEditing ? 1 : 0)
+            case "range":
+                guard let (lo, hi) = c.range else { lua_pushnil(L); return true }
+                lua_createtable(L, 2, 0)
+                lo.push(L)
+                lua_rawseti(L, -2, 1)
+                hi.push(L)
+                lua_rawseti(L, -2, 2)
+            case "step":
+                if let s = c.step { s.push(L) } else { lua_pushnil(L) }
+            case "selectedSegment":
+                if let i = c.selectedSegment { lua_pushinteger(L, lua_Integer(i)) } else { lua_pushnil(L) }
+            case "segments":
+                lua_createtable(L, Int32(c.segments.count), 0)
+                for (i, s) in c.segments.enumerated() {
+                    m.runtime.pushString(s.title)
+                    lua_rawseti(L, -2, lua_Integer(i + 1))
+                }
+            default:
+                return false
             }
-        default:
-            return false
+            return true
         }
-        return true
     }
 
     // MARK: - constructors
@@ -296,7 +322,8 @@ enum ControlsBinding {
         }
 
         // the node
-        let node = Node(name: kind.name)
+        let node = Node(name: kind.name, meter: m.world.meter)
+        node.chargeMemory(NodeKit.controlCost)
         node.host = kind.rawValue
         m.push(node)
         let ni = lua_gettop(L)

@@ -5,10 +5,7 @@ import ResponderLua
 
 /// Simulated input (SPEC §2.9): `typeText`, `commit`, `focus`, `blur`, `slide`, `increment`,
 /// `decrement`, `toggle`, `selectSegment`, and what `tap` does on a control.
-enum ControlsInput {
-    @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
-
+enum ControlsInput: ModuleBinding {
     /// The control at argument 1 when it is one of `kinds`; otherwise a raised status.
     static func control(_ m: ModuleState, _ fname: String, _ kinds: [ControlKind]) -> Result<(Node, ControlState), KitFailure> {
         let expected = kinds.map(\.name).joined(separator: " or ")

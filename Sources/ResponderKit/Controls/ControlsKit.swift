@@ -197,15 +197,25 @@ final class ControlState {
 final class NodeKit {
     weak var node: Node?
     var control: ControlState?
-    var handlers: [ControlHandler] = []
-    var performers: [(selector: String, fn: KitSlot)] = []
+    var handlers: [ControlHandler] = [] { didSet { memory.sync(count: handlers.count + performers.count) } }
+    var performers: [(selector: String, fn: KitSlot)] = [] { didSet { memory.sync(count: handlers.count + performers.count) } }
     /// The node's `.disabled` setting for its subtree (SPEC §2.10), or nil.
     var disabled: DisabledSetting?
     /// An AsyncButton's loading predicate: `fn()` returns whether a task of the button runs and
     /// whether the button is disabled while loading.
     var loading: KitSlot?
+    /// Handlers and performers, charged to the node's meter.
+    private var memory: KitListMemory
 
-    init(node: Node) { self.node = node }
+    init(node: Node, meter: MemoryMeter) {
+        self.node = node
+        self.memory = KitListMemory(meter, entryCost: Self.entryCost)
+    }
+
+    /// Estimated bytes of a handler or performer (its object, its slot object, the list slot).
+    static let entryCost = MemoryMeter.Cost.object(64) + MemoryMeter.Cost.object(32) + 16
+    /// Estimated bytes of a control's kit data (the node's kit, its control state).
+    static let controlCost = MemoryMeter.Cost.object(48) + MemoryMeter.Cost.object(128) + 64
 
     func performer(_ selector: String) -> KitSlot? {
         performers.first { $0.selector == selector }?.fn
@@ -215,6 +225,9 @@ final class NodeKit {
 /// Per-state registry (kept in `LuaRuntime.extensions`): nodes' kit data by identity.
 final class KitRegistry {
     private var nodes: [ObjectIdentifier: NodeKit] = [:]
+    /// The meter kit data is charged to.
+    let meter: MemoryMeter
+    init(meter: MemoryMeter) { self.meter = meter }
     private var purgeAt = 64
     /// The text field being edited (focus), if any.
     weak var focused: Node?
@@ -244,7 +257,7 @@ final class KitRegistry {
             nodes = nodes.filter { $0.value.node != nil }
             purgeAt = max(64, nodes.count * 2)
         }
-        let k = NodeKit(node: node)
+        let k = NodeKit(node: node, meter: meter)
         nodes[ObjectIdentifier(node)] = k
         return k
     }
@@ -258,7 +271,7 @@ extension ModuleState {
     var kit: KitRegistry {
         let key = ObjectIdentifier(KitRegistry.self)
         if let r = runtime.extensions[key] as? KitRegistry { return r }
-        let r = KitRegistry()
+        let r = KitRegistry(meter: world.meter)
         runtime.extensions[key] = r
         return r
     }

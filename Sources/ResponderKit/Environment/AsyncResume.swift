@@ -28,7 +28,15 @@ enum AsyncResume {
         control.pointee.hostDepth = 0
         var nres: Int32 = 0
         // an action, so that a strict violation inside the body aborts it as a whole
-        let result = Result { try m.world.performAction { luashim_resume(co, L, nargs, &nres) } }
+        let result = Result {
+            try m.world.performAction {
+                // what the task's body starts are top-level actions for --trace
+                let savedTop = m.topActionDepth
+                m.topActionDepth = m.world.actionDepth
+                defer { m.topActionDepth = savedTop }
+                return luashim_resume(co, L, nargs, &nres)
+            }
+        }
         control.pointee.hostDepth = savedDepth
         m.L = savedModule
         m.runtime.L = savedRuntime

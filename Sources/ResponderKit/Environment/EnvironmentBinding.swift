@@ -9,10 +9,7 @@ import ResponderLua
 /// The behaviour is written in Lua (`EnvironmentPrelude`), loaded once per state; this file
 /// gives it the Swift helpers it needs (node data, document-order traversal, protected calls
 /// that report errors from a node, coroutine resumption) and wires the world's hooks to it.
-enum EnvironmentBinding {
-    @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
-
+enum EnvironmentBinding: ModuleBinding {
     /// Module functions (also globals). The kit's functions are Lua functions set by `install`.
     static let functions: [(String, LuaSwiftFunction)] = []
     /// Methods added to every node. The kit's methods are Lua functions set by `install`.
@@ -81,16 +78,25 @@ enum EnvironmentBinding {
         lua_getfield(L, -1, "responder")
         luashim_remove(L, -2)
         let module = lua_gettop(L)
-        guard m.runtime.load(EnvironmentPrelude.source, chunkname: EnvironmentPrelude.chunkname) == nil else {
-            Console.error("internal error: the responder kit prelude does not compile\n")
-            return
-        }
-        // its globals: pristine library functions made now, whatever the script replaced
+        // its globals (every part's _ENV): pristine library functions made now, whatever the
+        // script replaced
         guard luashim_push_pristine_env(L) == LUA_OK else {
             Console.error("internal error: the responder kit's environment could not be made\n")
             return
         }
-        _ = lua_setupvalue(L, -2, 1)
+        let environment = lua_gettop(L)
+        for chunk in EnvironmentPrelude.chunks {
+            guard m.runtime.loadHostChunk(chunk.source, chunkname: chunk.name) == nil else {
+                Console.error("internal error: the responder kit prelude does not compile\n")
+                return
+            }
+            lua_pushvalue(L, environment)
+            _ = lua_setupvalue(L, -2, 1)
+        }
+        if let failure = m.runtime.call(Int32(EnvironmentPrelude.chunks.count - 1), 1) {
+            Console.error("internal error: the responder kit prelude failed: \(failure.message)\n")
+            return
+        }
         // K: the Swift helpers
         let helpers: [(String, LuaSwiftFunction)] = [
             ("isNode", isNode), ("kit", kit), ("subtree", subtree), ("invoke", invoke),
@@ -249,7 +255,12 @@ enum EnvironmentBinding {
         let m = state(L)
         guard let root = m.node(at: 1) else { lua_createtable(L, 0, 0); return 1 }
         var found: [Node] = []
-        root.forEachInSubtree { if m.hasKit($0) { found.append($0) } }
+        var visited = 0
+        root.forEachInSubtree { node in
+            visited += 1
+            if m.hasKit(node) { found.append(node) }
+        }
+        if m.runtime.charge(visited) { return 0 }
         m.push(found)
         return 1
     }
@@ -303,7 +314,7 @@ extension ModuleState {
                 let src = withUnsafePointer(to: &ar.short_src) {
                     $0.withMemoryRebound(to: CChar.self, capacity: Int(LUA_IDSIZE)) { String(cString: $0) }
                 }
-                if src != EnvironmentPrelude.chunkname.dropFirst() { return SourceLocation(file: src, line: Int(ar.currentline)) }
+                if !src.hasPrefix(EnvironmentPrelude.chunkPrefix.dropFirst()) { return SourceLocation(file: src, line: Int(ar.currentline)) }
             }
             level += 1
         }

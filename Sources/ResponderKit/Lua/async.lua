@@ -1,3 +1,23 @@
+-- Part of the kit prelude, run after environment.lua (see EnvironmentPrelude.swift): returns
+-- the kit's functions, methods and hooks.
+local K, M, S = ...
+local isNode, kitOf, invoke, resume = K.isNode, K.kit, K.invoke, K.resume
+local reportFrom, isCancellation, kindName = K.report, K.isCancellation, K.kindName
+local type, error, next, setmetatable, rawget, tostring =
+      type, error, next, setmetatable, rawget, tostring
+local cocreate, coyield, corunning = coroutine.create, coroutine.yield, coroutine.running
+local View, CancellationError = M.View, M.CancellationError
+local fmt = string.format
+local argerr, callable, checkNode, checkFn, kit =
+      S.argerr, S.callable, S.checkNode, S.checkFn, S.kit
+local list, environment, env, Preference, preference =
+      S.list, S.environment, S.env, S.Preference, S.preference
+local preferenceValue, onPreferenceChange, post, onReceive, observe =
+      S.preferenceValue, S.onPreferenceChange, S.post, S.onReceive, S.observe
+local onAppear, onDisappear, appearHook, disappearHook, structureHook =
+      S.onAppear, S.onDisappear, S.appearHook, S.disappearHook, S.structureHook
+local setLoading, makeHandle = S.setLoading, S.makeHandle
+
 -- Async actions on a virtual clock ---------------------------------------------------------
 local now, seq, nextId = 0, 0, 0
 local queue, live, threads = {}, {}, {}
@@ -237,10 +257,10 @@ end
 
 -- The running tasks, oldest first (for `explore`, which may cancel them).
 local function liveTasks()
-  local list = {}
-  for t in next, live do list[#list + 1] = t end
-  table.sort(list, function(a, b) return data[a].id < data[b].id end)
-  return list
+  local tasks = {}
+  for t in next, live do tasks[#tasks + 1] = t end
+  table.sort(tasks, function(a, b) return data[a].id < data[b].id end)
+  return tasks
 end
 local function reset()
   now, seq = 0, 0

@@ -1,11 +1,9 @@
-local K, M = ...
-local isNode, kitOf, subtree, invoke, resume = K.isNode, K.kit, K.subtree, K.invoke, K.resume
-local reportFrom, isCancellation, kindName = K.report, K.isCancellation, K.kindName
+local K, M, S = ...
+local isNode, kitOf, subtree, invoke = K.isNode, K.kit, K.subtree, K.invoke
+local kindName = K.kindName
 local setLoading = K.setLoading
 local type, error, next, setmetatable, getmetatable, rawset, rawget, tostring =
   type, error, next, setmetatable, getmetatable, rawset, rawget, tostring
-local cocreate, coyield, corunning = coroutine.create, coroutine.yield, coroutine.running
-local View, CancellationError = M.View, M.CancellationError
 local fmt, unpack, tremove = string.format, table.unpack, table.remove
 
 local function argerr(n, fname, expected, v, depth)
@@ -114,14 +112,27 @@ local PrefMT = { __name = "responder.preference", __metatable = "locked" }
 local isPref = setmetatable({}, { __mode = "k" })
 PrefMT.__tostring = function(p) return "Preference(" .. p.name .. ")" end
 local function lastWins(_, nxt) return nxt end
+local prefKeys = { default = true, reduce = true }
 local function Preference(name, opts)
   if type(name) ~= "string" then argerr(1, "Preference", "name (string)", name) end
-  if opts ~= nil and type(opts) ~= "table" then argerr(2, "Preference", "table", opts) end
-  local reduce = opts and opts.reduce
+  -- a preference key needs its spec, as SwiftUI's PreferenceKey needs defaultValue and reduce
+  if type(opts) ~= "table" then
+    error(fmt("bad argument #2 to 'Preference' (spec { default = v, reduce = function(acc, nxt) } expected, got %s)",
+      opts == nil and "no value" or kindName(opts)), 2)
+  end
+  for k in next, opts do
+    if not prefKeys[k] then
+      local hint = type(k) == "string" and (k:lower():find("def", 1, true) and " (did you mean 'default'?)"
+        or k:lower():find("red", 1, true) and " (did you mean 'reduce'?)") or ""
+      error(fmt("unknown key %s in Preference's spec (expected default, reduce)%s",
+        type(k) == "string" and "'" .. k .. "'" or tostring(k), hint), 2)
+    end
+  end
+  local reduce = opts.reduce
   if reduce ~= nil and not callable(reduce) then
     error(fmt("bad field 'reduce' in Preference (function expected, got %s)", kindName(reduce)), 2)
   end
-  local p = setmetatable({ name = name, default = opts and opts.default, reduce = reduce or lastWins }, PrefMT)
+  local p = setmetatable({ name = name, default = opts.default, reduce = reduce or lastWins }, PrefMT)
   isPref[p] = true
   return p
 end
@@ -332,3 +343,9 @@ local function disappearHook(node)
 end
 local function structureHook(parent) changedFrom(parent) end
 
+-- shared with async.lua
+S.argerr, S.callable, S.checkNode, S.checkFn, S.kit = argerr, callable, checkNode, checkFn, kit
+S.list, S.environment, S.env, S.Preference, S.preference = list, environment, env, Preference, preference
+S.preferenceValue, S.onPreferenceChange, S.post, S.onReceive, S.observe = preferenceValue, onPreferenceChange, post, onReceive, observe
+S.onAppear, S.onDisappear, S.appearHook, S.disappearHook, S.structureHook = onAppear, onDisappear, appearHook, disappearHook, structureHook
+S.setLoading, S.makeHandle = setLoading, makeHandle

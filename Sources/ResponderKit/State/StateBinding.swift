@@ -12,29 +12,56 @@ struct KitObserver {
 
 /// `State(initial)`: a source of truth. Its value lives in user value 1 of its userdata.
 final class StateBox {
-    var observers: [KitObserver] = []
+    var observers: [KitObserver] = [] { didSet { observersMemory.sync(count: observers.count) } }
+    private var observersMemory: KitListMemory
+    init(meter: MemoryMeter) { observersMemory = KitListMemory(meter, entryCost: KitObserver.cost) }
 }
 
 /// A `Binding`: derived from a State (user value 1 is the State's userdata) or custom
 /// (user values 1 and 2 are `get` and `set`).
 final class BindingBox {
     let isCustom: Bool
-    var observers: [KitObserver] = []
-    init(isCustom: Bool) { self.isCustom = isCustom }
+    var observers: [KitObserver] = [] { didSet { observersMemory.sync(count: observers.count) } }
+    private var observersMemory: KitListMemory
+    init(isCustom: Bool, meter: MemoryMeter) {
+        self.isCustom = isCustom
+        observersMemory = KitListMemory(meter, entryCost: KitObserver.cost)
+    }
+}
+
+/// The memory charged for a growing kit list: `entryCost` per element, kept in step with the
+/// list's count by `sync` (called from the list's `didSet`, which does not copy the list).
+struct KitListMemory: ~Copyable {
+    private var account: MemoryAccount
+    private var charged = 0
+    let entryCost: Int
+
+    init(_ meter: MemoryMeter?, entryCost: Int) {
+        account = MemoryAccount(meter)
+        self.entryCost = entryCost
+    }
+
+    mutating func sync(count: Int) {
+        if count > charged { account.charge((count - charged) * entryCost) }
+        if count < charged { account.release((charged - count) * entryCost) }
+        charged = count
+    }
+}
+
+extension KitObserver {
+    /// Estimated bytes of an observer in a list (its slot object and the list slot).
+    static let cost = MemoryMeter.Cost.object(32) + 16
 }
 
 /// SPEC §2.9: `State`, `Binding`, `s:binding()`, `s.value`, `b.value`, `node:onChange`.
-enum StateBinding {
-    @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
-
+enum StateBinding: ModuleBinding {
     // MARK: - constructors
 
     /// `State(initial)`.
     static let makeState: LuaSwiftFunction = { L in
         let m = state(L)
         lua_settop(L, 1)
-        m.push(StateBox(), .state, uservalues: 1)
+        m.push(StateBox(meter: m.world.meter), .state, uservalues: 1)
         lua_pushvalue(L, 1)
         lua_setiuservalue(L, -2, 1)
         return 1
@@ -52,7 +79,7 @@ enum StateBinding {
             let got = lua_type(L, i) == LUA_TNIL ? "nil" : m.kindName(at: i)
             return m.fail("bad field '\(name)' in Binding { … } (function expected, got \(got))")
         }
-        m.push(BindingBox(isCustom: true), .binding, uservalues: 2)
+        m.push(BindingBox(isCustom: true, meter: m.world.meter), .binding, uservalues: 2)
         lua_pushvalue(L, -3)
         lua_setiuservalue(L, -2, 1)
         lua_pushvalue(L, -2)
@@ -63,7 +90,7 @@ enum StateBinding {
     /// Pushes a new Binding deriving from the State userdata at `index`.
     static func pushDerived(_ m: ModuleState, stateAt index: Int32) {
         let idx = lua_absindex(m.L, index)
-        m.push(BindingBox(isCustom: false), .binding, uservalues: 2)
+        m.push(BindingBox(isCustom: false, meter: m.world.meter), .binding, uservalues: 2)
         lua_pushvalue(m.L, idx)
         lua_setiuservalue(m.L, -2, 1)
     }

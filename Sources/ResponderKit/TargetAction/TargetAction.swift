@@ -6,10 +6,7 @@ import ResponderLua
 /// Target–action (SPEC §2.9): a control's dispatch table (`addAction`, `addTarget`,
 /// `removeAction`, `removeTarget`, `eventHandlers`, `sendActions`), `canPerform` for nil-targeted
 /// actions, and the closure sugar `node.on.*`.
-enum TargetAction {
-    @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
-
+enum TargetAction: ModuleBinding {
     static let onMetaKey = "responder.kit.on"
     static let indexKey = "responder.kit.index"
 
@@ -352,7 +349,10 @@ extension ModuleState {
         if case .target(nil, let selector) = h.kind {
             // the nil-target walk: each node asked, who performed
             step(node, index, label, .passed)
-            for n in node.pathToRoot {
+            let walk = node.pathToRoot
+            // the walk asks every node up to the root (and its trace keeps a step for each)
+            world.work.charge(walk.count)
+            for n in walk {
                 guard let fn = kit.kit(n)?.performer(selector) else {
                     step(n, 0, "canPerform(\(selector))", .skipped)
                     continue

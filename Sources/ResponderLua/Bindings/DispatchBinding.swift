@@ -9,10 +9,7 @@ final class OutcomeBox {
 }
 
 /// `node:trigger`, `node:report`, `mount`, `tap` and what they return (SPEC §2.3, §2.8).
-package enum DispatchBinding {
-    @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
-
+package enum DispatchBinding: ModuleBinding {
     /// Turns a Swift error from the engine into a raised Lua error (LUASHIM_RAISE).
     package static func raise(_ m: ModuleState, _ error: Error) -> Int32 {
         if m.runtime.control.pointee.abortPending != 0 && m.world.actionDepth == 0 {
@@ -58,7 +55,7 @@ package enum DispatchBinding {
     /// Pushes the outcome (and prints the trace with `--trace` for top-level actions).
     static func finish(_ m: ModuleState, _ outcome: Outcome?) -> Int32 {
         guard let outcome else { lua_pushnil(m.L); return 1 }
-        if m.options.trace && m.world.actionDepth == 0 {
+        if m.options.trace && m.isTopLevelAction {
             Console.error(outcome.trace.description + "\n")
         }
         m.pushFresh(OutcomeBox(outcome), .outcome)

@@ -3,10 +3,7 @@ import CLuaShim
 import ResponderEngine
 
 /// `View "Name" { … }` and the node's fields and tree methods (SPEC §2.2).
-package enum NodeBinding {
-    @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
-
+package enum NodeBinding: ModuleBinding {
     /// Node kinds with constructor behaviour, kept in `Node.host`.
     enum Kind: Int { case view = 0, eventButton = 1 }
 
@@ -21,7 +18,7 @@ package enum NodeBinding {
         switch lua_type(L, 1) {
         case LUA_TSTRING:
             let text = m.runtime.string(at: 1)!
-            node = Node(name: kind == .view ? text : fname)
+            node = Node(name: kind == .view ? text : fname, meter: m.world.meter)
             if kind != .view {
                 m.pushNodeTable(node, NodeSlot.props)
                 m.runtime.pushString(text)
@@ -32,7 +29,7 @@ package enum NodeBinding {
             // `View {}`: a node needs a name, and `View "Name" { … }` is easy to mistype
             return m.fail("bad argument #1 to 'View' (name (string) expected, got table; write View \"Name\" { … })")
         case LUA_TTABLE:
-            node = Node(name: fname)
+            node = Node(name: fname, meter: m.world.meter)
         default:
             return m.argError(1, fname, "name (string)", 1)
         }
@@ -102,9 +99,16 @@ package enum NodeBinding {
 
     /// Moves `child` under `parent` in the engine and in the userdata mirror.
     static func attach(_ m: ModuleState, _ child: Node, to parent: Node, at position: Int?) -> Int32? {
-        if child === parent || (!child.children.isEmpty && parent.isDescendant(of: child)) {
+        var steps = 0
+        if child === parent || (!child.children.isEmpty && parent.isDescendant(of: child, steps: &steps)) {
             return m.fail("cannot add \(child) to \(parent): would create a cycle")
         }
+        // the walk to the root (twice: the engine checks too), the old siblings searched and the
+        // new ones shifted by an insertion: charged before anything changes, so a spent budget
+        // stops the addition cleanly (appending shifts nothing)
+        let shifted = position.map { max(0, parent.children.count - $0) } ?? 0
+        let work = 2 * steps + shifted + (child.parent?.children.count ?? 0)
+        if work > 64 && m.runtime.charge(work) { return 0 }
         m.mirrorUnlink(child)
         do {
             try parent.add(child, at: position)
@@ -156,33 +160,44 @@ package enum NodeBinding {
     }
 
     static let find: LuaSwiftFunction = { L in
-        let m = state(L)
-        guard let node = m.node(at: 1) else { return m.argError(0, "find", "node", 1) }
-        guard lua_type(L, 2) == LUA_TSTRING, let sel = m.runtime.string(at: 2) else {
-            return m.argError(1, "find", "selector (string)", 2)
+        selectorCall(L, "find") { m, node, selector in
+            m.push(node.find(selector, index: m.nodeIndex, work: m.world.work))
         }
-        if let status = checkSelector(m, "find", sel) { return status }
-        m.push(node.find(sel, index: m.nodeIndex))
-        return 1
     }
 
     static let findAll: LuaSwiftFunction = { L in
+        selectorCall(L, "findAll") { m, node, selector in m.push(node.findAll(selector, work: m.world.work)) }
+    }
+
+    /// `node:fname(selector)`: checks both arguments, then `push` pushes the one result.
+    @inline(__always)
+    private static func selectorCall(_ L: OpaquePointer?, _ fname: String,
+                                     _ push: (ModuleState, Node, String) -> Void) -> Int32 {
         let m = state(L)
-        guard let node = m.node(at: 1) else { return m.argError(0, "findAll", "node", 1) }
-        guard lua_type(L, 2) == LUA_TSTRING, let sel = m.runtime.string(at: 2) else {
-            return m.argError(1, "findAll", "selector (string)", 2)
+        guard let node = m.node(at: 1) else { return m.argError(0, fname, "node", 1) }
+        guard lua_type(L, 2) == LUA_TSTRING, let selector = m.runtime.string(at: 2) else {
+            return m.argError(1, fname, "selector (string)", 2)
         }
-        if let status = checkSelector(m, "findAll", sel) { return status }
-        m.push(node.findAll(sel))
+        if let status = checkSelector(m, fname, selector) { return status }
+        push(m, node, selector)
         return 1
     }
 
     static let path: LuaSwiftFunction = { L in
         let m = state(L)
         guard let node = m.node(at: 1) else { return m.argError(0, "path", "node", 1) }
+        var depth = 0
+        var up = node.parent
+        while let p = up { depth += 1; up = p.parent }
+        if m.runtime.charge(depth) { return 0 }
         m.runtime.pushString(node.path())
         return 1
     }
+
+    /// The fields every node has, as `get` answers them (the module's extension adds more through
+    /// `ModuleExtension.pushProperty`). Keep in step with `get`: the editor definition file is
+    /// tested against this list, and the test reads each name on a node.
+    static let fieldNames = ["name", "id", "parent", "children", "props", "mounted"]
 
     static let get: LuaSwiftFunction = { L in
         let m = state(L)
@@ -196,6 +211,7 @@ package enum NodeBinding {
         case "id": if let id = node.id { m.runtime.pushString(id) } else { lua_pushnil(L) }
         case "parent": m.push(node.parent)
         case "children":
+            if m.runtime.charge(node.children.count) { return 0 }
             m.push(node.children)
         case "props": m.pushNodeTable(node, NodeSlot.props)
         case "mounted": lua_pushboolean(L, node.isMounted ? 1 : 0)

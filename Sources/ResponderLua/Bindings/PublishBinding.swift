@@ -3,10 +3,7 @@ import CLuaShim
 import ResponderEngine
 
 /// Downward publishing: `node:publisher(T [, opts])`, `pub(event)`, `node:subscribe(T, fn)` (SPEC §2.7).
-enum PublishBinding {
-    @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
-
+enum PublishBinding: ModuleBinding {
     static let publisher: LuaSwiftFunction = { L in
         let m = state(L)
         guard let node = m.node(at: 1) else { return m.argError(0, "publisher", "node", 1) }
@@ -38,7 +35,7 @@ enum PublishBinding {
         }
         do {
             let n = try pub.publish(event, in: m.world, location: m.location())
-            if m.options.trace && m.world.actionDepth == 0, let t = m.world.lastTrace {
+            if m.options.trace && m.isTopLevelAction, let t = m.world.lastTrace {
                 Console.error(t.description + "\n")
             }
             lua_pushinteger(L, lua_Integer(n))
@@ -101,7 +98,7 @@ extension ModuleState {
         defer { lua_settop(L, top) }
         pushFunction(slot.node, slot.slot)
         push(value)
-        if slot.wantsContext { pushFresh(ContextBox(ctx), .context) } else { lua_pushnil(L) }
+        if slot.wantsContext { pushFresh(ContextBox(ctx, meter: world.meter), .context) } else { lua_pushnil(L) }
         if runtime.callKeepingError(2, 0) != LUA_OK { return failed(ctx) }
         return world.pendingAbort != nil || pendingErrorSet ? .aborted : .handled
     }

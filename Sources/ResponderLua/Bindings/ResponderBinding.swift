@@ -3,10 +3,7 @@ import CLuaShim
 import ResponderEngine
 
 /// Registering responders and declarations on nodes (SPEC §2.4–2.6).
-enum ResponderBinding {
-    @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
-
+enum ResponderBinding: ModuleBinding {
     /// `node:kind([T,] fn [, { id, once }])` → node.
     static func register(_ L: OpaquePointer?, _ kind: ResponderKind) -> Int32 {
         let m = state(L)
@@ -130,6 +127,23 @@ enum ResponderBinding {
             m.runtime.pushString(e.label)
             lua_setfield(L, -2, "label")
             lua_rawseti(L, -2, lua_Integer(i + 1))
+        }
+        // then the subscribers, so that a publication's `subscribe` step indexes this list too
+        let first = node.responders.count
+        for (j, s) in node.subscribers.enumerated() {
+            lua_createtable(L, 0, 6)
+            lua_pushinteger(L, lua_Integer(first + j + 1))
+            lua_setfield(L, -2, "index")
+            m.runtime.pushString("subscribe")
+            lua_setfield(L, -2, "kind")
+            m.push(s.type)
+            lua_setfield(L, -2, "filter")
+            if let id = s.id { m.runtime.pushString(id); lua_setfield(L, -2, "id") }
+            lua_pushboolean(L, 0)
+            lua_setfield(L, -2, "once")
+            m.runtime.pushString(s.label)
+            lua_setfield(L, -2, "label")
+            lua_rawseti(L, -2, lua_Integer(first + j + 1))
         }
         return 1
     }

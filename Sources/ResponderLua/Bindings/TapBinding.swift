@@ -9,10 +9,7 @@ enum ActionOrFailure {
 }
 
 /// `EventButton`, `node:onTapGesture` and the actions `tap` performs (SPEC §2.7).
-package enum TapBinding {
-    @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
-
+package enum TapBinding: ModuleBinding {
     /// The action for an `event = E{…}` or `trigger = fn` field at `index`; nil plus a raised
     /// error status when the field has the wrong kind.
     static func triggerAction(_ m: ModuleState, _ node: Node, at index: Int32, field: String,

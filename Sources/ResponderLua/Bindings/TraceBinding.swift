@@ -3,11 +3,8 @@ import CLuaShim
 import ResponderEngine
 
 /// Traces in Lua: `tostring(trace)` is the stable text form; `trace[i]` and `#trace` give steps
-/// `{ node, index, responder, filter, value, decision, result }` (SPEC §2.8).
-enum TraceBinding {
-    @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
-
+/// `{ node, index, responder, label, filter, value, decision, result }` (SPEC §2.8).
+enum TraceBinding: ModuleBinding {
     static func pushStep(_ m: ModuleState, _ step: TraceStep) {
         let L = m.L
         lua_createtable(L, 0, 7)
@@ -15,14 +12,29 @@ enum TraceBinding {
         lua_setfield(L, -2, "node")
         lua_pushinteger(L, lua_Integer(step.index))
         lua_setfield(L, -2, "index")
-        m.runtime.pushString(step.responder)
+        // `responder` names the kind as `outcome.responder` and `node:responders()` do
+        // (`handleEvent`); `label` is the entry's label (`handleEvent(ItemSelected)`)
+        m.runtime.pushString(kindName(ofLabel: step.responder))
         lua_setfield(L, -2, "responder")
+        m.runtime.pushString(step.responder)
+        lua_setfield(L, -2, "label")
         if let f = step.filter { m.push(f); lua_setfield(L, -2, "filter") }
         m.push(step.value)
         lua_setfield(L, -2, "value")
         m.runtime.pushString(step.decision.rawValue)
         lua_setfield(L, -2, "decision")
         if let r = step.result { m.push(r); lua_setfield(L, -2, "result") }
+    }
+
+    /// The entry kinds a step label starts with: the responder kinds and the declarations.
+    static let entryKinds = Set(ResponderKind.allCases.map(\.rawValue) + ["triggers", "reports", "subscribe"])
+
+    /// `handleEvent` for `handleEvent(ItemSelected)`; labels of other steps (target–action's
+    /// `addTarget(nil, undo:)`, `canPerform(undo:)`) stay whole.
+    static func kindName(ofLabel label: String) -> String {
+        guard let paren = label.firstIndex(of: "(") else { return label }
+        let head = String(label[..<paren])
+        return entryKinds.contains(head) ? head : label
     }
 
     static let index: LuaSwiftFunction = { L in

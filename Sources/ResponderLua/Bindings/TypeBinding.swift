@@ -3,10 +3,7 @@ import CLuaShim
 import ResponderEngine
 
 /// `Event`, `Error`, `AlertableError` and the type objects they return (SPEC §2.1).
-enum TypeBinding {
-    @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
-
+enum TypeBinding: ModuleBinding {
     static func declare(_ L: OpaquePointer?, _ fname: String, _ kind: ValueKind, alertable: Bool) -> Int32 {
         let m = state(L)
         guard lua_type(L, 1) == LUA_TSTRING, let name = m.runtime.string(at: 1), !name.isEmpty else {
@@ -19,7 +16,7 @@ enum TypeBinding {
             }
             parent = p
         }
-        m.push(ValueType(name: name, kind: kind, parent: parent, alertable: alertable))
+        m.push(ValueType(name: name, kind: kind, parent: parent, alertable: alertable, meter: m.world.meter))
         return 1
     }
 

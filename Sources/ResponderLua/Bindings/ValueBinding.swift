@@ -6,10 +6,7 @@ import ResponderEngine
 ///
 /// A value is a userdata whose user values hold its fields, its type and its cause; reading it
 /// needs no Swift object (see `ModuleState.value(at:)` for when one is made).
-package enum ValueBinding {
-    @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
-
+package enum ValueBinding: ModuleBinding {
     /// The type of the value userdata at `index`, or nil. (Lifetime: the value's user value 2
     /// keeps the type's userdata, which retains the type; see `ModuleState.pushNewValue`.)
     static func type(_ m: ModuleState, at index: Int32) -> ValueType? {

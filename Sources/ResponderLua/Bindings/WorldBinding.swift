@@ -3,10 +3,7 @@ import CLuaShim
 import ResponderEngine
 
 /// Module-level functions over the world: warnings, traces, alerts, reset (SPEC §2.5–2.8).
-enum WorldBinding {
-    @inline(__always)
-    static func state(_ L: OpaquePointer?) -> ModuleState { ModuleState.enter(L) }
-
+enum WorldBinding: ModuleBinding {
     static func pushViolation(_ m: ModuleState, _ v: Violation) {
         let L = m.L
         lua_createtable(L, 0, 5)

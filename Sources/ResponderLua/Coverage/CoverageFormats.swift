@@ -1,3 +1,5 @@
+import ResponderEngine
+
 /// Renderings of ``CoverageData``: LCOV, JSON, the text summary and the line form the test
 /// workers send to their parent.
 extension CoverageData {
@@ -205,38 +207,12 @@ extension CoverageData {
 /// Escaping for tab-separated lines: `\\`, tab, newline and CR as `\\\\`, `\\t`, `\\n`, `\\r`;
 /// optional fields are `-` (absent) or `=value`.
 enum Wire {
-    static func escape<S: StringProtocol>(_ s: S) -> String {
-        var out = ""
-        for ch in s.unicodeScalars {
-            switch ch {
-            case "\\": out += "\\\\"
-            case "\t": out += "\\t"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\u{1}", "\u{2}": out += " "
-            default: out.unicodeScalars.append(ch)
-            }
-        }
-        return out
-    }
+    /// ``TextEscaper/field``, with the record separators U+0001 and U+0002 as spaces.
+    static let escaper = TextEscaper.field.adding(["\u{1}": " ", "\u{2}": " "])
 
-    static func unescape<S: StringProtocol>(_ s: S) -> String {
-        var out = ""
-        var it = s.unicodeScalars.makeIterator()
-        while let ch = it.next() {
-            if ch == "\\", let n = it.next() {
-                switch n {
-                case "t": out += "\t"
-                case "n": out += "\n"
-                case "r": out += "\r"
-                default: out.unicodeScalars.append(n)
-                }
-            } else {
-                out.unicodeScalars.append(ch)
-            }
-        }
-        return out
-    }
+    static func escape<S: StringProtocol>(_ s: S) -> String { escaper(s) }
+
+    static func unescape<S: StringProtocol>(_ s: S) -> String { TextEscaper.unescapeField(s) }
 
     static func opt(_ s: String?) -> String { s.map { "=" + escape($0) } ?? "-" }
     static func unopt<S: StringProtocol>(_ s: S) -> String? {
@@ -248,24 +224,5 @@ enum Wire {
 /// JSON string literals without Foundation.
 public enum JSONText {
     /// `s` as a JSON string literal.
-    public static func string(_ s: String) -> String {
-        var out = "\""
-        for ch in s.unicodeScalars {
-            switch ch {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if ch.value < 0x20 {
-                    let hex = String(ch.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(ch)
-                }
-            }
-        }
-        return out + "\""
-    }
+    public static func string(_ s: String) -> String { "\"" + TextEscaper.json(s) + "\"" }
 }

@@ -3,8 +3,8 @@
 -- scenario, which the specs `explore` writes use. Called with the Swift helpers `host`;
 -- returns the public table and the registrations (kept in the registry for the explorer).
 local host = ...
-local type, error, pcall, tostring, ipairs, fmt = type, error, pcall, tostring, ipairs, string.format
-local unpack = table.unpack
+local type, error, pcall, tostring, ipairs, fmt =
+      type, error, pcall, tostring, ipairs, string.format
 
 local E = { actions = {}, byName = {}, inputs = {}, invariants = {}, ignores = {},
             texts = { "", "a", string.rep("x", 64), "\u{E9}\u{1F642}", " " } }
@@ -42,7 +42,7 @@ function api.action(name, fn, opts)
   opts = opts or {}
   local weight = opts.weight
   if weight == nil then weight = 1 end
-  if type(weight) ~= "number" or not (weight > 0) or weight == math.huge then
+  if type(weight) ~= "number" or not (weight > 0) or weight == math.huge then  -- luacheck: ignore 581 (NaN)
     error(fmt("bad option 'weight' to 'explore.action' (positive number expected, got %s)", tostring(opts.weight)), 2)
   end
   if opts.when ~= nil and type(opts.when) ~= "function" then

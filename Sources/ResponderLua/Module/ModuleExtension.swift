@@ -8,10 +8,10 @@ import ResponderEngine
 /// the dispatch path. A state has at most one extension, given to
 /// `ResponderModule.install(into:options:extension:)`.
 package protocol ModuleExtension: Sendable {
-    /// Swift functions added to the module table (and the globals), by name.
-    var functions: [String: LuaSwiftFunction] { get }
-    /// Swift methods added to every node, by name.
-    var methods: [String: LuaSwiftFunction] { get }
+    /// Swift functions added to the module table (and the globals): name and function.
+    var functions: [(String, LuaSwiftFunction)] { get }
+    /// Swift methods added to every node: name and function.
+    var methods: [(String, LuaSwiftFunction)] { get }
     /// Module functions (also globals) that `pushLuaFunction` provides.
     var luaFunctionNames: [String] { get }
     /// Node methods that `pushLuaFunction` provides.

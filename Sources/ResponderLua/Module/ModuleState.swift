@@ -63,11 +63,17 @@ package final class ModuleState {
     /// Registry reference of the node methods table.
     var methodsRef: Int32 = LUA_NOREF
     /// Built-in `LuaError` type.
-    let luaErrorType = ValueType(name: "LuaError", kind: .error)
+    let luaErrorType = ValueType(name: "LuaError", kind: .error)  // not charged: made with the state
     /// Built-in cancellation error type.
     package let cancellationErrorType = ValueType(name: "CancellationError", kind: .error)
     /// A limit error is unwinding through dispatches (kept in the registry).
     package var pendingErrorSet = false
+    /// The action depth at which an action counts as top-level for `--trace`: 0, or inside an
+    /// async task's body the depth of the action that resumed it (its dispatches are printed too).
+    package var topActionDepth = 0
+
+    /// Whether an action ending now is a top-level one for `--trace`.
+    package var isTopLevelAction: Bool { world.actionDepth == topActionDepth }
     /// How many `LuaError` values were made (runtime errors in responders, actions, callbacks),
     /// and the last one's message: what `explore` checks after each action.
     package var luaErrorCount = 0
@@ -79,7 +85,10 @@ package final class ModuleState {
         self.L = runtime.L
         self.handle = StateHandle(runtime.L)
         self.options = options
-        self.world = World()
+        // the engine's memory counts against the cap, its work against the instruction budget
+        self.world = World(meter: MemoryMeter(sink: luashim_charge_memory,
+                                              context: UnsafeMutableRawPointer(luashim_control_of(runtime.L))),
+                           work: WorkMeter(sink: luashim_charge, context: runtime.L))
     }
 
     // MARK: - threads
@@ -217,6 +226,7 @@ package final class ModuleState {
             }
             cells.append(next)
         }
+        if cells.count > 1 { world.work.charge(cells.count) }
         for (i, link) in cells.enumerated().reversed() {
             let type = Unmanaged<ValueType>.fromOpaque(luashim_value_type(link)!).takeUnretainedValue()
             lua_pushvalue(L, base + 1 + Int32(i))
@@ -227,13 +237,6 @@ package final class ModuleState {
         }
         lua_settop(L, base)
         return cause
-    }
-
-    /// Whether `index` holds a value userdata, and its kind (no Swift value is made).
-    func valueKind(at index: Int32) -> ValueKind? {
-        guard let cell = luashim_to_value(L, index, metatable(.value)) else { return nil }
-        // (Lifetime: see ``pushNewValue(_:typeAt:)``.)
-        return Unmanaged<ValueType>.fromOpaque(luashim_value_type(cell)!).takeUnretainedValue().kind
     }
 
     /// Pushes a new value userdata of `type` whose fields are the table on top of the stack
@@ -282,6 +285,8 @@ package final class ModuleState {
         var chain: [Value] = []
         var next: Value? = value
         while let link = next { chain.append(link); next = link.cause }
+        // each push walks the whole chain (scripts/fuzz-findings.md F11): charged by its length
+        if chain.count > 1 { world.work.charge(chain.count) }
         _ = lua_checkstack(L, 8)
         for (i, link) in chain.enumerated().reversed() {
             if let payload = link.payload as? LuaPayload {
@@ -358,7 +363,8 @@ package final class ModuleState {
     package func argError(_ n: Int, _ name: String, _ expected: String, _ index: Int32) -> Int32 {
         let got = lua_type(L, index) == LUA_TNONE ? "no value" : kindName(at: index)
         if n == 0 {  // the self argument, worded as Lua's luaL_argerror words it
-            return runtime.raise("\(runtime.whereString())calling '\(name)' on bad self (\(expected) expected, got \(got))")
+            return runtime.raise("\(runtime.whereString())calling '\(name)' on bad self (\(expected) expected, got \(got))"
+                + runtime.dotCallHint(name, receiver: expected))
         }
         return runtime.raise("\(runtime.whereString())bad argument #\(n) to '\(name)' (\(expected) expected, got \(got))")
     }

@@ -10,9 +10,14 @@ final class ContextBox {
     let path: [Node]
     /// The index in ``path`` of the node the responder is registered on.
     let nodeIndex: Int
-    init(_ context: DispatchContext) {
+    /// The box and the path it keeps (counted whole: the path may outlive its dispatch).
+    private let memory: MemoryAccount
+    init(_ context: DispatchContext, meter: MemoryMeter) {
         path = context.path
         nodeIndex = context.nodeIndex
+        var memory = MemoryAccount(meter)
+        memory.charge(MemoryMeter.Cost.object(24) + MemoryMeter.Cost.array(path.count))
+        self.memory = memory
     }
     /// The node the responder is registered on.
     var node: Node { path[nodeIndex] }
@@ -31,7 +36,9 @@ extension ModuleState {
         }
     }
 
-    /// Runs one responder function: `fn(value, ctx)`.
+    /// Runs one responder function: `fn(value, ctx)`, and says what it returned in the engine's
+    /// words; what that means for the dispatch is the engine's to decide
+    /// (``ResponderKind/outcome(of:)``).
     func invoke(_ kind: ResponderKind, _ slot: FunctionSlot, _ value: Value, _ ctx: DispatchContext) -> ResponderResult {
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
@@ -39,29 +46,17 @@ extension ModuleState {
         guard isCallable(at: -1) else {
             return .thrown(ValueBinding.luaError(self, message: "\(kind.rawValue): its function was released", traceback: nil, node: ctx.node))
         }
-        let fnIndex = lua_gettop(L)
         push(value)
-        if slot.wantsContext { pushFresh(ContextBox(ctx), .context) } else { lua_pushnil(L) }
+        if slot.wantsContext { pushFresh(ContextBox(ctx, meter: world.meter), .context) } else { lua_pushnil(L) }
         let status = runtime.callKeepingError(2, 1)
         if status != LUA_OK { return failed(ctx) }
         if world.pendingAbort != nil || pendingErrorSet { return .aborted }
-        switch kind {
-        case .receiveEvent, .receiveError:
-            switch lua_type(L, -1) {
-            case LUA_TNIL: return .notHandled
-            case LUA_TBOOLEAN: return lua_toboolean(L, -1) != 0 ? .handled : .notHandled
-            default: return wrongReturn(kind, fnIndex, "true, false or nil", ctx)
-            }
-        case .handleEvent, .handleError:
-            return .handled
-        case .transformEvent, .catchError:
-            if let v = self.value(at: -1), v.kind == .event { return .value(v) }
-            return wrongReturn(kind, fnIndex, "an event", ctx)
-        case .transformError:
-            if let v = self.value(at: -1), v.kind == .error { return .value(v) }
-            return wrongReturn(kind, fnIndex, "an error", ctx)
+        switch lua_type(L, -1) {
+        case LUA_TNIL, LUA_TNONE: return .nothing
+        case LUA_TBOOLEAN: return lua_toboolean(L, -1) != 0 ? .handled : .notHandled
         default:
-            return .notHandled
+            if let v = self.value(at: -1) { return .value(v) }
+            return .unusable(kindName(at: -1))
         }
     }
 
@@ -83,21 +78,6 @@ extension ModuleState {
         let message = runtime.describeError(at: -1)
         let traceback = runtime.takeTraceback()
         return .thrown(ValueBinding.luaError(self, message: message, traceback: traceback, node: ctx.node))
-    }
-
-    func wrongReturn(_ kind: ResponderKind, _ fnIndex: Int32, _ expected: String, _ ctx: DispatchContext) -> ResponderResult {
-        let got = lua_type(L, -1) == LUA_TNONE ? "nothing" : kindName(at: -1)
-        var ar = lua_Debug()
-        lua_pushvalue(L, fnIndex)
-        var place = ""
-        if lua_getinfo(L, ">S", &ar) != 0, ar.linedefined > 0 {
-            let src = withUnsafePointer(to: &ar.short_src) {
-                $0.withMemoryRebound(to: CChar.self, capacity: Int(LUA_IDSIZE)) { String(cString: $0) }
-            }
-            place = "\(src):\(ar.linedefined): "
-        }
-        let message = "\(place)\(kind.rawValue) returned \(got) (\(expected) expected)"
-        return .thrown(ValueBinding.luaError(self, message: message, traceback: nil, node: ctx.node))
     }
 
     // MARK: - pending errors (limits unwinding through dispatches)

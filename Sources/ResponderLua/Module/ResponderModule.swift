@@ -58,11 +58,13 @@ public enum ResponderModule {
         ("onTapGesture", TapBinding.onTapGesture),
     ]
 
-    /// The module's lazily created functions, by name.
-    static let lazyFunctions = Dictionary(uniqueKeysWithValues: functions)
-
-    /// The module's lazily created node methods, by name.
-    static let lazyMethods = Dictionary(uniqueKeysWithValues: nodeMethods)
+    /// The function named `name` in `list`. A linear search: lists are short and each name is
+    /// looked up once per state; a `[String: LuaSwiftFunction]` instead costs every process
+    /// about 0.3 M instructions (a tenth of an empty run) to instantiate its type at run time.
+    static func find(_ name: String, in list: [(String, LuaSwiftFunction)]) -> LuaSwiftFunction? {
+        for (key, fn) in list where key == name { return fn }
+        return nil
+    }
 
     /// `__index` of the module table (upvalue true) and of the global table (false): creates a
     /// module function on first use and stores it, so later uses find it directly.
@@ -71,7 +73,7 @@ public enum ResponderModule {
         guard lua_type(L, 2) == LUA_TSTRING, let name = m.runtime.string(at: 2) else { lua_pushnil(L); return 1 }
         let isModule = lua_toboolean(L, luashim_upvalueindex(2)) != 0
         if !isModule && moduleOnly.contains(name) { lua_pushnil(L); return 1 }
-        if let fn = lazyFunctions[name] ?? m.moduleExtension?.functions[name] {
+        if let fn = find(name, in: functions) ?? m.moduleExtension.flatMap({ find(name, in: $0.functions) }) {
             luashim_push_swift_function(L, fn)
         } else if name == "explore" {
             guard ExploreAPI.push(m) else { return LUASHIM_RAISE }
@@ -89,8 +91,8 @@ public enum ResponderModule {
 
     /// The node method `name` most likely misspells, if any.
     static func nearestMethod(_ m: ModuleState, to name: String) -> String? {
-        var names = Array(lazyMethods.keys)
-        if let ext = m.moduleExtension { names += Array(ext.methods.keys) + ext.luaMethodNames }
+        var names = nodeMethods.map(\.0)
+        if let ext = m.moduleExtension { names += ext.methods.map(\.0) + ext.luaMethodNames }
         return Suggestions.nearest(to: name, in: names)
     }
 
@@ -98,7 +100,7 @@ public enum ResponderModule {
     /// returns true, or pushes nothing and returns false.
     static func lazyMethod(_ m: ModuleState, _ name: String) -> Bool {
         let L = m.L
-        if let fn = lazyMethods[name] ?? m.moduleExtension?.methods[name] {
+        if let fn = find(name, in: nodeMethods) ?? m.moduleExtension.flatMap({ find(name, in: $0.methods) }) {
             luashim_push_swift_function(L, fn)
         } else if let ext = m.moduleExtension, ext.luaMethodNames.contains(name) {
             guard ext.pushLuaFunction(m, "m", name) else { luashim_pop(L, 1); return false }
@@ -126,7 +128,9 @@ public enum ResponderModule {
         LuaRuntime.pushLoadedTable(L)
         lua_getfield(L, -1, "responder")
         let module = lua_gettop(L)
-        for (name, fn) in lazyFunctions.merging(m.moduleExtension?.functions ?? [:], uniquingKeysWith: { a, _ in a }) {
+        // the module's own functions win over an extension's of the same name
+        let extensionFunctions = (m.moduleExtension?.functions ?? []).filter { find($0.0, in: functions) == nil }
+        for (name, fn) in functions + extensionFunctions {
             for table in [module, globals] where table == module || !moduleOnly.contains(name) {
                 m.runtime.pushString(name)
                 if lua_rawget(L, table) == LUA_TNIL {
@@ -137,13 +141,26 @@ public enum ResponderModule {
                 luashim_pop(L, 1)
             }
         }
-        let methodNames = Array(lazyMethods.keys) + Array(m.moduleExtension?.methods.keys ?? [:].keys)
+        let methodNames = nodeMethods.map(\.0) + (m.moduleExtension?.methods.map(\.0) ?? [])
             + (m.moduleExtension?.luaMethodNames ?? [])
         for name in methodNames { if lazyMethod(m, name) { luashim_pop(L, 1) } }
         // the extension's Lua functions: loading them sets them where unset in both tables
         for name in m.moduleExtension?.luaFunctionNames ?? [] {
             _ = m.moduleExtension!.pushLuaFunction(m, "f", name)  // the function, or a message
             luashim_pop(L, 1)
+        }
+        // the `explore` table, in both tables where unset (it is made lazily like the functions)
+        for table in [module, globals] {
+            m.runtime.pushString("explore")
+            let unset = lua_rawget(L, table) == LUA_TNIL
+            luashim_pop(L, 1)
+            guard unset else { continue }
+            if ExploreAPI.push(m) {
+                m.runtime.pushString("explore")
+                lua_pushvalue(L, -2)
+                lua_rawset(L, table)
+            }
+            luashim_pop(L, 1)  // the table, or the message saying why it could not be made
         }
         _ = luashim_drop_lazy_metatable(L, module)
         _ = luashim_drop_lazy_metatable(L, globals)

@@ -25,6 +25,14 @@ public final class LuaRuntime {
     public var scriptDirectory: String = "." {
         didSet { luashim_set_script_directory(L, scriptDirectory) }
     }
+    /// More places `require` looks for `.lua` source files after the script's folder: templates
+    /// such as `lib/?.lua` (`?` is the module name with dots turned into `/`), as in `package.path`.
+    /// A file found through a template must really lie (links resolved) inside the folder of one
+    /// of the templates (the part before its first `?`); templates that do not end in `.lua` are
+    /// ignored (no C modules).
+    public var modulePaths: [String] = [] {
+        didSet { luashim_set_module_paths(L, modulePaths.joined(separator: ";")) }
+    }
     /// Objects the embedding attaches to this runtime (the responder module's world, …).
     public var extensions: [ObjectIdentifier: AnyObject] = [:]
     /// The `responder` module's per-state data, once installed.
@@ -69,6 +77,8 @@ public final class LuaRuntime {
         moduleState?.world.reset()
         moduleState?.closing = true
         luashim_close(L)
+        moduleState?.world.meter.disconnect()  // the control block went away with the state
+        moduleState?.world.work.disconnect()
         moduleState?.handle.L = nil
         moduleState?.releaseClosingRetains()
     }
@@ -125,7 +135,8 @@ public final class LuaRuntime {
         if status == LUA_OK {
             // a limit swallowed by a script's own pcall still ends the script
             let c = control.pointee
-            if c.limit > 0 && c.memoryExceeded != 0 || c.budgetExceeded != 0 || c.timedOut != 0 {
+            if c.limit > 0 && c.memoryExceeded != 0 && luashim_memory_limit_stands(L) != 0
+                || c.budgetExceeded != 0 || c.timedOut != 0 {
                 let message = c.timedOut != 0 ? "time limit exceeded"
                     : c.budgetExceeded != 0 ? "instruction limit exceeded" : "not enough memory"
                 luashim_pop(L, nresults == LUA_MULTRET ? 0 : nresults)
@@ -233,6 +244,26 @@ public final class LuaRuntime {
     }
 
     // MARK: - Loading and running
+
+    /// Loads one of the host's own chunks (never script input) and leaves the function on the
+    /// stack: compiled from `source` the first time in this process, then undumped from the
+    /// bytecode dumped then (with its line information), which is several times cheaper: a test
+    /// worker makes a state per spec file, and revealing the lazy names (busted's framework does,
+    /// through `rawget(_G, …)`) loads the kit prelude in each. With coverage on, always compiled
+    /// (the recorder registers text chunks).
+    public func loadHostChunk(_ source: [UInt8], chunkname: String) -> LuaFailure? {
+        if coverage == nil, let cached = HostChunkCache.bytecode[chunkname], cached.sourceCount == source.count {
+            let status = cached.code.withUnsafeBufferPointer { buf in
+                buf.withMemoryRebound(to: CChar.self) { luaL_loadbufferx(L, $0.baseAddress, $0.count, chunkname, "b") }
+            }
+            return status == LUA_OK ? nil : popFailure(status: status)
+        }
+        if let failure = load(source, chunkname: chunkname) { return failure }
+        if coverage == nil, let code = HostChunkCache.dump(L) {
+            HostChunkCache.bytecode[chunkname] = (source.count, code)
+        }
+        return nil
+    }
 
     /// Loads a text chunk (binary chunks are refused) and leaves the function on the stack.
     public func load(_ bytes: [UInt8], chunkname: String) -> LuaFailure? {
@@ -373,7 +404,14 @@ public final class LuaRuntime {
 
     /// Pushes the table of loaded modules (Lua's `package.loaded`, kept in the registry; `require`
     /// looks there first, so the standard libraries and `responder` are found by name).
-    static func pushLoadedTable(_ L: OpaquePointer?) {
+    public static func pushLoadedTable(_ L: OpaquePointer?) {
         lua_getfield(L, luashim_registryindex(), "_LOADED")
+    }
+
+    /// Pushes the loaders `require` consults after the loaded modules and before files (Lua's
+    /// `package.preload`, kept in the registry): `name -> function(name, ":preload:")`, for
+    /// modules an embedding builds in (the test framework's `luassert`, `say`, `busted`, …).
+    public static func pushPreloadTable(_ L: OpaquePointer?) {
+        luashim_push_preload_table(L)
     }
 }

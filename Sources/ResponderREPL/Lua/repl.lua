@@ -46,16 +46,111 @@ local function keyorder(a, b)
   return safetostring(a) < safetostring(b)
 end
 
-local render
+local render, compact, compactValue
 
 local function renderkey(k, depth, seen)
   if isident(k) then return k end
   return "[" .. render(k, depth + 1, seen, "") .. "]"
 end
 
+-- `{k=v, ...}` as a value's `tostring` writes its fields (SPEC 2.1: `Name{k=v}`), but with the
+-- tables inside shown (`{1, 2, {a=1}}`) rather than `{…}`; keys sorted, strings quoted.
+function compact(t, depth, seen)
+  if seen[t] then return "<cycle>" end
+  if depth > MAXDEPTH then return "{…}" end
+  seen[t] = true
+  local parts, n = {}, rawlen(t)
+  for i = 1, n do parts[#parts + 1] = compactValue(rawget(t, i), depth, seen) end
+  local keys = {}
+  for k in next, t do
+    if not (mtype(k) == "integer" and k >= 1 and k <= n) then keys[#keys + 1] = k end
+  end
+  sort(keys, keyorder)
+  for _, k in ipairs(keys) do
+    local key = type(k) == "string" and k or "[" .. compactValue(k, depth, seen) .. "]"
+    parts[#parts + 1] = key .. "=" .. compactValue(rawget(t, k), depth, seen)
+    if #parts >= MAXITEMS then parts[#parts + 1] = "…" break end
+  end
+  seen[t] = nil
+  return "{" .. concat(parts, ", ") .. "}"
+end
+
+function compactValue(x, depth, seen)
+  if type(x) == "string" then return quote(x) end
+  if type(x) == "table" and not hastostring(x) then return compact(x, depth + 1, seen) end
+  return render(x, depth + 1, seen, "")
+end
+
+-- The responder module's functions by value, for printing `View` rather than `function: 0x...`.
+local builtinNames
+local function builtinName(f)
+  if builtinNames == nil then
+    builtinNames = {}
+    local ok, R = pcall(require, "responder")
+    if ok and type(R) == "table" then
+      for k, x in next, R do
+        if type(x) == "function" and type(k) == "string" then builtinNames[x] = k end
+      end
+    end
+  end
+  return builtinNames[f]
+end
+
+local typeKinds = { event = "Event", error = "Error" }
+
+-- Types print as what they are (`Event type Greeted`); values as their type name and their fields.
+local function renderResponderUserdata(v, depth, seen, indent)
+  local mt = rawmeta(v)
+  local kind = type(mt) == "table" and rawget(mt, "__name") or nil
+  if kind == "responder.type" then
+    local ok, name, k, alertable = pcall(function() return v.name, v.kind, v.alertable end)
+    if not ok then return nil end
+    local label = alertable and "AlertableError" or typeKinds[k] or tostring(k)
+    return label .. " type " .. tostring(name)
+  elseif kind == "responder.value" then
+    local ok, name = pcall(function() return v.name end)
+    if not ok or type(name) ~= "string" then return nil end
+    local fields = {}
+    local okPairs = pcall(function() for key, x in pairs(v) do fields[key] = x end end)
+    if name == "LuaError" then fields.traceback = nil end
+    if not okPairs then return nil end
+    return name .. compact(fields, 1, seen)
+  end
+  return nil
+end
+
+-- Arrays too long for one line fill lines up to WIDTH instead of one item per line.
+local function fillLines(parts, indent)
+  local inner = indent .. "  "
+  local lines, line = {}, inner
+  for i, p in ipairs(parts) do
+    local piece = p .. (i < #parts and "," or "")
+    if line ~= inner and #line + 1 + #piece > WIDTH then
+      lines[#lines + 1] = line
+      line = inner .. piece
+    elseif line == inner then
+      line = line .. piece
+    else
+      line = line .. " " .. piece
+    end
+  end
+  lines[#lines + 1] = line
+  return "{\n" .. concat(lines, "\n") .. "\n" .. indent .. "}"
+end
+
 function render(v, depth, seen, indent)
   local t = type(v)
   if t == "string" then return quote(v) end
+  if t == "userdata" then
+    local s = renderResponderUserdata(v, depth, seen, indent)
+    if s then return s end
+  elseif t == "function" then
+    local name = builtinName(v)
+    if name then
+      if name:match("^%u") then return name end
+      return "function " .. name
+    end
+  end
   if t ~= "table" or hastostring(v) then
     local s = safetostring(v)
     if depth > 0 and s:find("\n", 1, true) then
@@ -90,6 +185,13 @@ function render(v, depth, seen, indent)
   seen[v] = nil
   local line = "{ " .. concat(parts, ", ") .. " }"
   if #line + #indent <= WIDTH and not line:find("\n", 1, true) then return line end
+  if #keys == 0 and not line:find("\n", 1, true) then
+    local short = true
+    for _, p in ipairs(parts) do
+      if #p > WIDTH // 4 then short = false break end
+    end
+    if short then return fillLines(parts, indent) end
+  end
   return "{\n" .. inner .. concat(parts, ",\n" .. inner) .. "\n" .. indent .. "}"
 end
 
@@ -223,9 +325,10 @@ local function respondersOf(node)
   if not ok or type(list) ~= "table" then return "" end
   local parts = {}
   for _, r in ipairs(list) do
-    local s = tostring(r.kind)
+    -- the label `graph` shows: `handleEvent(E)`, `triggers(A, B)`
+    local s = type(r.label) == "string" and r.label or tostring(r.kind)
     local f = filtername(r.filter)
-    if f then s = s .. "(" .. f .. ")" end
+    if f and type(r.label) ~= "string" then s = s .. "(" .. f .. ")" end
     if r.id ~= nil then s = s .. " id=" .. tostring(r.id) end
     if r.once then s = s .. " once" end
     parts[#parts + 1] = s
@@ -271,12 +374,29 @@ function M.tree(selector)
   return concat(lines, "\n")
 end
 
+-- The last trace's text when an entry was stopped (Ctrl-C, a limit), and what stopped it where.
+local stopped
+
+-- Called by the session when an entry ends early: `.trace` then marks where the action stopped.
+function M.markStopped(reason, where)
+  local R = module()
+  if not R or type(R.lastTrace) ~= "function" then stopped = nil return end
+  local t = call(R.lastTrace)
+  if t == nil then stopped = nil return end
+  stopped = { text = safetostring(t), reason = reason, where = where }
+end
+
 function M.trace()
   local R = module()
   if not R or type(R.lastTrace) ~= "function" then return nil, "the responder module has no lastTrace()" end
   local t = R.lastTrace()
   if t == nil then return "no trace yet (trigger, report, publish or tap something first)" end
-  return safetostring(t)
+  local text = safetostring(t)
+  if stopped and stopped.text == text then
+    local at = stopped.where and (" in " .. stopped.where) or ""
+    text = text .. "\n  ✗ stopped here: " .. stopped.reason .. at .. "; the steps after it did not run"
+  end
+  return text
 end
 
 function M.warnings()

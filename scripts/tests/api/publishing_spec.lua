@@ -3,7 +3,7 @@
 local Shake = Event "Shake"
 local Other = Event "Other"
 local Base = Event "Base"
-local Sub = Event("Sub", Base)
+local Sub = Event("Sub", Base)  -- luacheck: ignore 211 (a subtype of Base exists)
 
 -- Root
 --   A#a            (level 1)

@@ -55,11 +55,20 @@ end)
 
 describe("pending", function()
   pending("is reported as skipped")
-  it("without a function is pending too")
+  it("cannot be nested in a test", function()
+    assert.has_error(function() it("nested") end, "'it' not supported inside current context block")
+  end)
   it("can become pending from inside", function()
     pending("not yet")
     error("never reached")
   end)
+end)
+
+describe("call form", function()
+  -- `it "name" (fn)`: without its function, `it` registers nothing and returns the publisher
+  local publish = it("is registered once given its function")
+  publish(function() assert.is_true(true) end)
+  it("returns the publisher", function() assert.is_function(publish) end)
 end)
 
 describe("aliases", function()

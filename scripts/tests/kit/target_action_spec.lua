@@ -142,7 +142,7 @@ end)
 describe("nil-target actions nobody performs", function()
   it("are an unhandledAction warning in relaxed mode", function()
     local b = Button "Save" { action = noop, id = "save" }
-    local root = View "Root" { b }
+    View "Root" { b }
     b:addTarget(nil, "save")
     assert.warns("unhandledAction", function() tap(b) end)
     local w = responder.warnings()[#responder.warnings()]

@@ -5,6 +5,7 @@
 -- after free: the sanitizer step of scripts/test failed on it, a release build crashed about
 -- every second run).
 
+-- luacheck: globals CLOSE_KEEP (a global on purpose: it must outlive the test, until the state closes)
 describe("finalizers at state close", function()
   it("may call the module with values of the wrong kind", function()
     local Ev, Er = Event "Ev", Error "Er"

@@ -1,0 +1,102 @@
+import ArgumentParser
+
+/// busted 2.1.1's own command-line flags, which `responder test` takes beside its own (SPEC §3.7):
+/// file patterns, tags and name filters, module paths, helpers, `.busted` tasks, order (shuffle,
+/// sort), repetition, listing and stopping. `--seed` comes from ``ScenarioFlags`` (there it also
+/// seeds the shuffled order, as busted's does); `-o/--output` and `--output-file` stay with the
+/// report options of ``TestCommand``. Values not given stay nil so that a `.busted` file's may apply.
+struct BustedFlags: ParsableArguments {
+
+    @Option(name: [.customShort("p"), .customLong("pattern")],
+            help: "Only run test files whose name matches this Lua pattern (busted's; default: *_spec.lua); repeatable.")
+    var pattern: [String] = []
+
+    @Option(name: .customLong("exclude-pattern"), help: "Do not run test files whose name matches this Lua pattern; repeatable.")
+    var excludePattern: [String] = []
+
+    @Option(name: [.customShort("t"), .customLong("tags")], help: "Only run tests with these #tags (comma-separated; repeatable).")
+    var tags: [String] = []
+
+    @Option(name: .customLong("exclude-tags"), help: "Do not run tests with these #tags (comma-separated; repeatable).")
+    var excludeTags: [String] = []
+
+    @Option(name: .customLong("filter-out"), help: "Do not run tests whose full name matches this Lua pattern; repeatable.")
+    var filterOut: [String] = []
+
+    @Option(name: [.customShort("m"), .customLong("lpath")],
+            help: "Module path templates (';'-separated, e.g. 'src/?.lua') where require also finds .lua source files (only files really inside these templates' folders).")
+    var lpath: [String] = []
+
+    @Option(name: .customLong("cpath"), help: "Accepted for busted compatibility; C modules are never loaded.")
+    var cpath: [String] = []
+
+    @Option(name: .customLong("helper"), help: "A Lua file run in each spec file's state before the spec.")
+    var helper: String?
+
+    @Option(name: .customShort("e"), help: "Lua statement run in each spec file's state before the spec; repeatable.")
+    var statements: [String] = []
+
+    @Option(name: [.customShort("r"), .customLong("run")], help: "The task to run from the .busted file.")
+    var task: String?
+
+    @Option(name: [.customShort("f"), .customLong("config-file")], help: "Read options from this file instead of ./.busted.")
+    var configFile: String?
+
+    @Option(name: [.customShort("C"), .customLong("directory")], help: "Change to this folder before running tests.")
+    var directory: String?
+
+    @Option(name: .customLong("repeat"), help: "Run the tests this many times.")
+    var repeatCount: Int?
+
+    /// The seed of the shuffled order a worker uses (the parent resolves it: `--seed`, the
+    /// `.busted` file's `seed`, else the clock).
+    @Option(name: .customLong("shuffle-seed"), help: .hidden)
+    var shuffleSeed: Int64?
+
+    @Flag(inversion: .prefixedNo, help: "Randomize file and test order (--shuffle-files and --shuffle-tests).")
+    var shuffle: Bool?
+
+    @Flag(name: .customLong("shuffle-files"), inversion: .prefixedNo, help: "Randomize the order of files.")
+    var shuffleFiles: Bool?
+
+    @Flag(name: .customLong("shuffle-tests"), inversion: .prefixedNo, help: "Randomize the order of tests within each file.")
+    var shuffleTests: Bool?
+
+    @Flag(inversion: .prefixedNo, help: "Sort files and tests by name (--sort-files and --sort-tests).")
+    var sort: Bool?
+
+    @Flag(name: .customLong("sort-files"), inversion: .prefixedNo, help: "Sort the order of files (the default).")
+    var sortFiles: Bool?
+
+    @Flag(name: .customLong("sort-tests"), inversion: .prefixedNo, help: "Sort tests within each block by name.")
+    var sortTests: Bool?
+
+    @Flag(name: [.customShort("l"), .customLong("list")], help: "List the tests (file:line: name) instead of running them.")
+    var list = false
+
+    @Flag(name: [.customShort("k"), .customLong("keep-going")], inversion: .prefixedNo,
+          help: "Continue after a failure or error (default); --no-keep-going stops at the first.")
+    var keepGoing: Bool?
+
+    @Flag(name: .customLong("exit-on-failure"), help: "Stop at the first failure or error (--no-keep-going).")
+    var exitOnFailure = false
+
+    @Flag(inversion: .prefixedNo, help: "setup/teardown are lazy (run only when the block has tests).")
+    var lazy: Bool?
+
+    @Flag(name: .customLong("suppress-pending"), inversion: .prefixedNo, help: "Do not report pending tests.")
+    var suppressPending: Bool?
+
+    @Flag(name: [.customShort("v"), .customLong("verbose")], inversion: .prefixedNo,
+          help: "Accepted for busted compatibility (tracebacks are always shown).")
+    var verbose: Bool?
+
+    @Option(help: "Language of messages: only 'en'.")
+    var lang: String?
+
+    /// Rejects values out of range; `TestCommand.validate()` calls it (see ``SandboxFlags/check()``).
+    func check() throws {
+        if let repeatCount, repeatCount < 1 { throw ValidationError("--repeat must be at least 1") }
+        if let lang, lang != "en" { throw ValidationError("--lang: only 'en' messages exist (got '\(lang)')") }
+    }
+}

@@ -1,0 +1,46 @@
+import CLua
+import CLuaShim
+import ResponderLua
+
+/// Matches text against Lua patterns (`string.find`), for options that take Lua patterns outside
+/// a script (busted's `--pattern` / `--exclude-pattern` on file names). A malformed pattern is a
+/// usage error reported by `init`.
+public final class LuaPatternMatcher {
+    private let runtime: LuaRuntime
+    public let patterns: [String]
+
+    /// Checks every pattern once; throws the first malformed one's error.
+    public init(_ patterns: [String]) throws(LuaFailure) {
+        runtime = try LuaRuntime(limits: LuaLimits(maxInstructions: 100_000_000, maxMemoryMiB: 64))
+        self.patterns = patterns
+        if let failure = runtime.load(PackageResources.pattern_find_lua,
+                                      chunkname: TestFrameworkLua.chunkPrefix + "pattern_find.lua") {
+            throw failure
+        }
+        lua_setglobal(runtime.L, "__find")
+        for p in patterns {
+            if case .failure(let failure) = find("", p) {
+                throw LuaFailure(kind: .script, message: "bad pattern '\(p)': \(failure.message)")
+            }
+        }
+    }
+
+    private func find(_ text: String, _ pattern: String) -> Result<Bool, LuaFailure> {
+        let L = runtime.L
+        lua_getglobal(L, "__find")
+        runtime.pushString(text)
+        runtime.pushString(pattern)
+        if let failure = runtime.call(2, 1) { return .failure(failure) }
+        let r = lua_toboolean(L, -1) != 0
+        luashim_pop(L, 1)
+        return .success(r)
+    }
+
+    /// Whether `text` matches any of the patterns.
+    public func matchesAny(_ text: String) -> Bool {
+        for p in patterns {
+            if case .success(true) = find(text, p) { return true }
+        }
+        return false
+    }
+}

@@ -1,0 +1,73 @@
+import CLua
+import CLuaShim
+import ResponderLua
+
+/// The Lua files of the test framework (`Lua/*.lua`, embedded in the binary): the runner
+/// (`framework`), luassert's engine (`luassert_core`), `say`, and the parts loaded on first use
+/// (`luassert_spies`, `luassert_match`, `responder_assertions`). Each is its own chunk named after
+/// its file (`Sources/ResponderTesting/Lua/NAME.lua`), so an error in the framework itself points
+/// at the real file and line; tracebacks and spec locations skip frames of that prefix.
+///
+/// Each chunk is compiled once per process and dumped; every spec file's state then loads that
+/// bytecode (the host's own trusted chunks, never script input), which is several times cheaper
+/// than parsing the source again.
+enum TestFrameworkChunks {
+    /// The chunk name of `name`: its file's path.
+    static func chunkname(_ name: String) -> String { TestFrameworkLua.chunkPrefix + name + ".lua" }
+
+    static func source(_ name: String) -> [UInt8]? {
+        switch name {
+        case "framework": return PackageResources.framework_lua
+        case "luassert_core": return PackageResources.luassert_core_lua
+        case "luassert_spies": return PackageResources.luassert_spies_lua
+        case "luassert_match": return PackageResources.luassert_match_lua
+        case "responder_assertions": return PackageResources.responder_assertions_lua
+        case "say": return PackageResources.say_lua
+        case "luassert_format": return PackageResources.luassert_format_lua
+        case "luassert_more": return PackageResources.luassert_more_lua
+        case "framework_extras": return PackageResources.framework_extras_lua
+        case "io_streams": return PackageResources.io_streams_lua
+        default: return nil
+        }
+    }
+
+    /// Stripped bytecode per chunk name, filled on first use in this process.
+    nonisolated(unsafe) private static var bytecode: [String: [UInt8]] = [:]
+
+    private final class DumpBuffer { var bytes: [UInt8] = [] }
+
+    /// Pushes chunk `name` as a function and returns nil, or returns the reason it failed with
+    /// nothing pushed.
+    static func push(_ name: String, runtime: LuaRuntime) -> String? {
+        let L = runtime.L
+        if let code = bytecode[name] { return loadBinary(code, name: name, L) }
+        guard let source = source(name) else { return "no framework chunk named '\(name)'" }
+        if let failure = runtime.load(source, chunkname: chunkname(name)) { return failure.message }
+        // Lifetime proof: `lua_dump` calls the writer only during this call, while `box` is a live
+        // local; Lua never keeps `ud`. Test: every spec file (each chunk is dumped once per worker).
+        let box = DumpBuffer()
+        let writer: lua_Writer = { _, p, size, ud in
+            guard let p, let ud else { return 1 }
+            let b = Unmanaged<DumpBuffer>.fromOpaque(ud).takeUnretainedValue()
+            b.bytes.append(contentsOf: UnsafeRawBufferPointer(start: p, count: size))
+            return 0
+        }
+        let dumped = lua_dump(L, writer, Unmanaged.passUnretained(box).toOpaque(), 0) == 0 && !box.bytes.isEmpty
+        guard dumped else { return nil }  // keep the source-compiled function
+        luashim_pop(L, 1)
+        bytecode[name] = box.bytes
+        return loadBinary(box.bytes, name: name, L)
+    }
+
+    private static func loadBinary(_ code: [UInt8], name: String, _ L: OpaquePointer) -> String? {
+        let status = code.withUnsafeBufferPointer { buf in
+            buf.withMemoryRebound(to: CChar.self) {
+                luaL_loadbufferx(L, $0.baseAddress, $0.count, chunkname(name), "b")
+            }
+        }
+        if status == LUA_OK { return nil }
+        let message = lua_tolstring(L, -1, nil).map { String(cString: $0) } ?? "?"
+        luashim_pop(L, 1)
+        return "cannot load the framework chunk '\(name)': \(message)"
+    }
+}

@@ -1,0 +1,182 @@
+import Testing
+import ResponderLua
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// busted's command-line flags and `.busted` files under `responder test` (SPEC §3.7).
+@Suite("responder test, busted's flags")
+struct BustedFlagsTests {
+    typealias H = TestCmdHarness
+
+    private static let tagged = """
+    describe("api #slow", function()
+      it("one #net", function() end)
+      it("two", function() end)
+    end)
+    it("three #net", function() end)
+    it("four", function() end)
+    """
+
+    /// The full names of the tests a JSON report lists, in order (one record per line).
+    private func names(_ json: String) -> [String] {
+        let open = Array("\"name\": \"".utf8), close = Array("\", \"suite\"".utf8)
+        func find(_ needle: [UInt8], in hay: [UInt8], from: Int) -> Int? {
+            guard hay.count >= needle.count, from <= hay.count - needle.count else { return nil }
+            for i in from...(hay.count - needle.count) where Array(hay[i..<i + needle.count]) == needle { return i }
+            return nil
+        }
+        return json.split(separator: "\n").compactMap { line -> String? in
+            let bytes = Array(line.utf8)
+            guard let a = find(open, in: bytes, from: 0),
+                  let b = find(close, in: bytes, from: a + open.count) else { return nil }
+            return String(decoding: bytes[(a + open.count)..<b], as: UTF8.self)
+        }
+    }
+
+    @Test func outputTAPIsBustedsHandlerNotAFile() throws {
+        let dir = try H.folder(["a_spec.lua": "it('x', function() end)\nit('y', function() assert.is_true(false) end)\n"])
+        let r = try H.run(dir, ["--output=TAP"])
+        #expect(r.status == 1)
+        #expect(H.contains(r.stdout, "ok 1 - x"))
+        #expect(H.contains(r.stdout, "not ok 2 - y"))
+        #expect(H.read(dir + "/TAP") == nil)
+        let short = try H.run(dir, ["-o", "junit"])
+        #expect(H.contains(short.stdout, "<testsuites"))
+        let plain = try H.run(dir, ["-o", "plainTerminal"])
+        #expect(H.contains(plain.stdout, "1 passed, 1 failed, 0 skipped"))
+        let bad = try H.run(dir, ["-o", "report.txt"])
+        #expect(bad.status == 2)
+        #expect(H.contains(bad.stderr, "--output-file"))
+    }
+
+    @Test func tagsExcludeTagsAndFilterOut() throws {
+        let dir = try H.folder(["t_spec.lua": Self.tagged])
+        let net = try H.run(dir, ["--tags=net", "--format", "json"])
+        #expect(names(net.stdout) == ["api #slow one #net", "three #net"])
+        let notSlow = try H.run(dir, ["--exclude-tags", "slow", "--format", "json"])
+        #expect(names(notSlow.stdout) == ["three #net", "four"])
+        let both = try H.run(dir, ["-t", "net,slow", "--exclude-tags=net", "--format", "json"])
+        #expect(both.status == 2)
+        let out = try H.run(dir, ["--filter-out", "^api", "--filter-out", "four", "--format", "json"])
+        #expect(names(out.stdout) == ["three #net"])
+    }
+
+    @Test func patternsListRepeatAndDefaultRoot() throws {
+        let dir = try H.folder([
+            "spec/a_test.lua": "it('a', function() end)\n",
+            "spec/b_spec.lua": "it('b', function() end)\n",
+            "other_spec.lua": "it('outside spec/', function() end)\n",
+        ])
+        // no path: spec/ when it exists, *_spec.lua by default
+        #expect(names(try H.run(dir, ["--format", "json"]).stdout) == ["b"])
+        #expect(names(try H.run(dir, ["-p", "_test", "--format", "json"]).stdout) == ["a"])
+        #expect(names(try H.run(dir, ["--pattern=%.lua$", "--exclude-pattern", "^b", "--format", "json"]).stdout) == ["a"])
+        let twice = try H.run(dir, ["--repeat", "2", "--format", "json"])
+        #expect(names(twice.stdout) == ["b", "b"])
+        let list = try H.run(dir, ["--list"])
+        #expect(list.status == 0)
+        #expect(H.contains(list.stdout, "spec/b_spec.lua:1: b"))
+        #expect(!H.contains(list.stdout, "passed"))
+    }
+
+    @Test func bustedFileTasks() throws {
+        let dir = try H.folder([
+            ".busted": """
+            return {
+              _all = { lpath = "lib/?.lua" },
+              default = { ROOT = { "tests" }, tags = "fast" },
+              everything = { ROOT = { "tests" } },
+            }
+            """,
+            "lib/helper_mod.lua": "return { answer = 42 }\n",
+            "tests/x_spec.lua": """
+            local m = require("helper_mod")
+            it("fast one #fast", function() assert.equal(42, m.answer) end)
+            it("slow one", function() end)
+            """,
+        ])
+        #expect(names(try H.run(dir, ["--format", "json"]).stdout) == ["fast one #fast"])
+        #expect(names(try H.run(dir, ["-r", "everything", "--format", "json"]).stdout) == ["fast one #fast", "slow one"])
+        // the command line wins over the task
+        #expect(names(try H.run(dir, ["--tags", "none", "--format", "json"]).stdout) == [])
+        let missing = try H.run(dir, ["--run", "nope"])
+        #expect(missing.status == 2)
+        #expect(H.contains(missing.stderr, "Task `nope` not found"))
+    }
+
+    @Test func lpathLoadsLuaSourceOnlyHelperAndStatements() throws {
+        let dir = try H.folder([
+            "vendor/pure.lua": "return { name = 'pure' }\n",
+            "vendor/native.so": "not a module",
+            "helper.lua": "helper_ran = true\n",
+            "l_spec.lua": """
+            it("lpath", function() assert.equal("pure", require("pure").name) end)
+            it("no C modules", function() assert.has_error(function() require("native") end) end)
+            it("helper", function() assert.is_true(helper_ran) end)
+            it("statement", function() assert.equal(7, from_e) end)
+            """,
+        ])
+        let r = try H.run(dir, ["--lpath", "vendor/?.lua;vendor/?.so", "--cpath", "vendor/?.so",
+                                "--helper", "helper.lua", "-e", "from_e = 7", "--format", "json"])
+        #expect(r.status == 0)
+        #expect(names(r.stdout).count == 4)
+    }
+
+    @Test func lpathFoldersAreConfinedAndBuiltInModulesArePreloaded() throws {
+        let outside = try H.folder(["secret.lua": "return 'outside'\n"])
+        let dir = try H.folder([
+            "vendor/pl/utils.lua": "return { dotted = true }\n",
+            "l_spec.lua": """
+            it("dotted names become folders", function() assert.is_true(require("pl.utils").dotted) end)
+            it("a link out of the folder is refused", function()
+              assert.error_matches(function() require("escape") end, "outside the --lpath folders", 1, true)
+            end)
+            it("a missing module lists every file tried", function()
+              assert.error_matches(function() require("nowhere") end,
+                "module 'nowhere' not found: no file '%.?/?nowhere%.lua'\\n\\tno file 'vendor/nowhere%.lua'$")
+            end)
+            it("built-in modules come from the preload table, with two results", function()
+              local m, where = require("luassert")
+              assert.equal(assert, m)
+              assert.equal(":preload:", where)
+              assert.equal(require("luassert.match"), (require("luassert.match")))
+            end)
+            """,
+        ])
+        #expect(symlink(outside + "/secret.lua", dir + "/vendor/escape.lua") == 0)
+        let r = try H.run(dir, ["--lpath", "vendor/?.lua;vendor/?.so", "--format", "json"])
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(names(r.stdout).count == 4)
+    }
+
+    @Test func shuffleSortSeedAndKeepGoing() throws {
+        var body = ""
+        for i in 1...8 { body += "it('t\(i)', function() end)\n" }
+        let dir = try H.folder(["s_spec.lua": body, "z_spec.lua": "it('zz', function() error('boom') end)\n",
+                                "a_spec.lua": "it('aa', function() error('first') end)\n"])
+        let sorted = ["aa", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "zz"]
+        let a = names(try H.run(dir, ["--shuffle-tests", "--seed", "7", "--jobs", "1", "--format", "json"]).stdout)
+        let b = names(try H.run(dir, ["--shuffle-tests", "--seed", "7", "--jobs", "1", "--format", "json"]).stdout)
+        #expect(a == b)
+        #expect(a != sorted)
+        #expect(a.sorted() == sorted)
+        let names3 = names(try H.run(dir, ["--sort", "--jobs", "1", "--format", "json"]).stdout)
+        #expect(names3 == sorted)
+        let stop = try H.run(dir, ["--no-keep-going", "--jobs", "1", "--format", "json"])
+        #expect(names(stop.stdout) == ["aa"])
+        let stop2 = try H.run(dir, ["--exit-on-failure", "--jobs", "1", "--format", "json"])
+        #expect(names(stop2.stdout) == ["aa"])
+    }
+
+    @Test func helpListsBustedsFlags() throws {
+        let dir = try H.folder([:])
+        let r = try H.run(dir, ["--help"])
+        for flag in ["--output", "--output-file", "--pattern", "--exclude-pattern", "--tags", "--exclude-tags",
+                     "--filter-out", "--lpath", "--cpath", "--helper", "--run", "--config-file", "--repeat",
+                     "--seed", "--shuffle", "--shuffle-files", "--shuffle-tests", "--sort", "--list",
+                     "--keep-going", "--exit-on-failure", "--lazy", "--suppress-pending"] {
+            #expect(H.contains(r.stdout, flag), "missing \(flag)")
+        }
+    }
+}

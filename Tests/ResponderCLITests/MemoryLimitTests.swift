@@ -1,0 +1,146 @@
+import ResponderTesting
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// `--max-memory` bounds everything a script makes, the engine's objects included (SPEC §4):
+// scripts that grow each kind of engine or bridge data without end stop with exit 3 and the
+// memory message, inside a data-segment limit (`ulimit -d`) of the cap plus the documented
+// fixed overhead of 64 MiB. Before the engine was metered, 500,000 `triggers` declarations
+// took 1 GB at a 32 MiB cap, and these scripts died of the data limit instead.
+
+@Suite("memory limit covers the engine")
+struct MemoryLimitTests {
+    typealias H = RunHarness
+
+    static let capMiB = 32
+    static let overheadMiB = 64
+    static let memoryMessage = "memory limit exceeded (32 MiB); raise it with --max-memory MiB"
+
+    /// Scripts that never end by themselves, one per kind of data the engine or the bridge
+    /// keeps for a script.
+    static let growing: [(name: String, script: String)] = [
+        ("declarations", """
+            local E = Event "E"
+            local n = View "N"
+            while true do n:triggers(E) end
+            """),
+        ("declaration type lists", """
+            local E = Event "E"
+            local n = View "N"
+            local t = {} for i = 1, 1000 do t[i] = E end
+            while true do n:triggers(table.unpack(t)) end
+            """),
+        ("nodes with long names and ids", """
+            local root = View "Root"
+            local name = string.rep("n", 200)
+            while true do root:add(View(name) { id = name }) end
+            """),
+        ("responders", """
+            local E = Event "E"
+            local n = View "N"
+            local id = string.rep("r", 100)
+            while true do n:receiveEvent(E, function() end, { id = id }) end
+            """),
+        ("traces kept by outcomes", """
+            local E = Event "E"
+            local leaf = View "Leaf"
+            local node = leaf
+            for i = 1, 200 do local p = View "P" p:receiveEvent(function() end) p:add(node) node = p end
+            node:handleEvent(E, function() end)
+            local keep = {}
+            while true do keep[#keep + 1] = leaf:trigger(E {}) end
+            """),
+        ("trace snapshots of changing lists", """
+            local E = Event "E"
+            local n = View "N"
+            for i = 1, 20000 do n:receiveEvent(E, function() end) end
+            n:handleEvent(function() end)
+            local keep = {}
+            while true do keep[#keep + 1] = n:trigger(E {}) n:receiveEvent(E, function() end) end
+            """),
+        ("contexts kept from deep dispatches", """
+            local E = Event "E"
+            local a, b = View "A", View "B"
+            local node = View "Top" { a, b }
+            for i = 1, 2000 do node = View "P" { node } end
+            local keep = {}
+            node:handleEvent(E, function(e, ctx) keep[#keep + 1] = ctx end)
+            while true do a:trigger(E {}) b:trigger(E {}) end
+            """),
+        ("warnings", """
+            local E = Event "E"
+            local node = View "Root"
+            for i = 1, 300 do local c = View(string.rep("c", 40)) node:add(c) node = c end
+            while true do node:trigger(E {}) end
+            """),
+        ("long strings copied into Swift", """
+            local big = string.rep("x", 1 << 20)
+            local keep = {}
+            while true do keep[#keep + 1] = View(big) end
+            """),
+        ("type chains", """
+            local T = Event "T"
+            local name = string.rep("t", 300)
+            while true do T = Event(name, T) end
+            """),
+        ("publishers, subscribers and tap actions", """
+            local E = Event "E"
+            local f = function() end
+            local keep = {}
+            while true do
+              local n = View "N" keep[#keep + 1] = n
+              for i = 1, 50 do n:publisher(E) n:subscribe(E, f) n:onTapGesture(f) end
+            end
+            """),
+        ("kit state observers", """
+            local s = State(0)
+            local n = View "N"
+            local f = function() end
+            while true do n:onChange(s, f) end
+            """),
+        ("kit actions and targets", """
+            local b = Button "B" { action = function() end }
+            local f = function() end
+            while true do b:addAction(f, { title = "t" }) b:addTarget(nil, "save") end
+            """),
+    ]
+
+    /// Runs `script` at the 32 MiB cap with the data segment limited to the cap plus the overhead.
+    static func runLimited(_ script: String, name: String = "grow.lua") throws -> TestProcess.Output {
+        let dir = try H.folder([name: script])
+        defer { H.remove(dir) }
+        let kib = (capMiB + overheadMiB) * 1024
+        let guardCommand = access("/usr/bin/timeout", X_OK) == 0 ? "/usr/bin/timeout -s KILL 120 " : ""
+        return try H.shell(["run", name, "--max-memory", String(capMiB)], in: dir, prefix: guardCommand,
+                           setup: "ulimit -d \(kib); ")
+    }
+
+    @Test(arguments: growing.map(\.name))
+    func growingEngineDataEndsWithTheMemoryLimit(_ name: String) throws {
+        let script = Self.growing.first { $0.name == name }!.script
+        let r = try Self.runLimited(script)
+        #expect(H.exited(r, 3), "\(name): \(H.show(r).prefix(600))")
+        #expect(H.contains(r.stderr, Self.memoryMessage), "\(name): \(r.stderr.prefix(600))")
+    }
+
+    /// Garbage behind userdata (traces of dropped outcomes) is collected when it would cross
+    /// the cap: it does not count as over the limit.
+    @Test func garbageOfEngineObjectsDoesNotHitTheLimit() throws {
+        let r = try Self.runLimited("""
+            local E = Event "E"
+            local leaf = View "Leaf"
+            local root = View "Root" { leaf }
+            root:handleEvent(E, function() end)
+            local keep = {}
+            for i = 1, 200000 do
+              local o = leaf:trigger(E { i = i })
+              if i % 1000 == 0 then keep[#keep + 1] = o end
+            end
+            print("done", #keep)
+            """)
+        #expect(H.exited(r, 0), "\(H.show(r).prefix(600))")
+        #expect(r.stdout == "done\t200\n")
+    }
+}
