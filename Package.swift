@@ -24,7 +24,7 @@ let package = Package(
         .executable(name: "responder-bench", targets: ["ResponderBench"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
     ],
     // Every arrow points one way (the README's "How it is built" draws them):
     // CLI → REPL, Testing → Kit → Lua → Engine; Graph → Engine; only Lua, Kit, Testing and REPL
@@ -38,18 +38,23 @@ let package = Package(
         .target(name: "CLuaShim", dependencies: ["CLua"]),
         .target(name: "ResponderEngine", swiftSettings: hotPathSettings),
         .target(name: "ResponderGraph", dependencies: ["ResponderEngine"]),
-        .target(name: "ResponderLua", dependencies: ["ResponderEngine", "CLua", "CLuaShim"],
-                resources: [.embedInCode("Lua")], swiftSettings: hotPathSettings),
-        .target(name: "ResponderKit", dependencies: ["ResponderLua", "ResponderEngine", "CLua", "CLuaShim"],
-                resources: [.embedInCode("Lua")], swiftSettings: hotPathSettings),
-        .target(name: "ResponderTesting",
-                dependencies: ["ResponderKit", "ResponderLua", "ResponderEngine", "CLua", "CLuaShim"],
-                resources: [.embedInCode("Lua")]),
-        .target(name: "ResponderREPL", dependencies: ["ResponderKit", "ResponderLua", "CLua", "CLuaShim"],
-                resources: [.embedInCode("Lua")]),
-        .target(name: "ResponderExplore",
-                dependencies: ["ResponderKit", "ResponderLua", "ResponderEngine", "CLua", "CLuaShim"],
-                resources: [.embedInCode("Lua")]),
+        .target(
+            name: "ResponderLua", dependencies: ["ResponderEngine", "CLua", "CLuaShim"],
+            resources: [.embedInCode("Lua")], swiftSettings: hotPathSettings),
+        .target(
+            name: "ResponderKit", dependencies: ["ResponderLua", "ResponderEngine", "CLua", "CLuaShim"],
+            resources: [.embedInCode("Lua")], swiftSettings: hotPathSettings),
+        .target(
+            name: "ResponderTesting",
+            dependencies: ["ResponderKit", "ResponderLua", "ResponderEngine", "CLua", "CLuaShim"],
+            resources: [.embedInCode("Lua")]),
+        .target(
+            name: "ResponderREPL", dependencies: ["ResponderKit", "ResponderLua", "CLua", "CLuaShim"],
+            resources: [.embedInCode("Lua")]),
+        .target(
+            name: "ResponderExplore",
+            dependencies: ["ResponderKit", "ResponderLua", "ResponderEngine", "CLua", "CLuaShim"],
+            resources: [.embedInCode("Lua")]),
         .executableTarget(
             name: "ResponderCLI",
             dependencies: [
@@ -61,14 +66,17 @@ let package = Package(
         ),
         .executableTarget(
             name: "ResponderBench",
-            dependencies: ["ResponderTesting", "ResponderKit", "ResponderLua", "ResponderEngine", "ResponderExplore",
-                           "CLua", "CLuaShim"],
+            dependencies: [
+                "ResponderTesting", "ResponderKit", "ResponderLua", "ResponderEngine", "ResponderExplore",
+                "CLua", "CLuaShim",
+            ],
             linkerSettings: executableLinking
         ),
         .testTarget(name: "ResponderEngineTests", dependencies: ["ResponderEngine"]),
         .testTarget(name: "ResponderGraphTests", dependencies: ["ResponderGraph", "ResponderKit", "ResponderLua"]),
-        .testTarget(name: "ResponderLuaTests",
-                    dependencies: ["ResponderKit", "ResponderLua", "ResponderEngine", "CLua", "CLuaShim"]),
+        .testTarget(
+            name: "ResponderLuaTests",
+            dependencies: ["ResponderKit", "ResponderLua", "ResponderEngine", "CLua", "CLuaShim"]),
         .testTarget(name: "ResponderCLITests", dependencies: ["ResponderTesting", "ResponderKit", "ResponderLua"]),
         .testTarget(name: "ResponderExploreTests", dependencies: ["ResponderExplore", "ResponderLua"]),
     ]

@@ -7,70 +7,73 @@ import ResponderLua
 /// A good pure-Lua implementation of the same rules: path fixed first, one ordered list per
 /// node snapshotted on arrival, typed filters matching subtypes, receive/handle.
 let pureLuaImplementation = """
-local function isa(t, f) while t do if t == f then return true end t = t.parent end return false end
-local EventMT = {}
-local function Event(name, parent) local T = { name = name, parent = parent }
-  return setmetatable(T, { __call = function(_, fields) fields = fields or {}; fields.type = T; return setmetatable(fields, EventMT) end }) end
-local function View(name) return { name = name, responders = {} } end
-local function add(parent, child) child.parent = parent end
-local function receiveEvent(node, T, fn) local l = node.responders; l[#l + 1] = { kind = "receive", filter = T, fn = fn } end
-local function handleEvent(node, T, fn) local l = node.responders; l[#l + 1] = { kind = "handle", filter = T, fn = fn } end
-local function trigger(node, ev)
-  local path, n = {}, 0
-  local cur = node
-  while cur do n = n + 1; path[n] = cur; cur = cur.parent end
-  local et = ev.type
-  for i = 1, n do
-    local list = path[i].responders
-    local m = #list
-    if m > 0 then
-      local snap = table.move(list, 1, m, 1, {})
-      for j = 1, m do
-        local r = snap[j]
-        if r.filter == nil or isa(et, r.filter) then
-          if r.kind == "receive" then
-            if r.fn(ev) then return true, path[i] end
-          else
-            r.fn(ev)
-            return true, path[i]
+    local function isa(t, f) while t do if t == f then return true end t = t.parent end return false end
+    local EventMT = {}
+    local function Event(name, parent) local T = { name = name, parent = parent }
+      return setmetatable(T, { __call = function(_, fields) fields = fields or {}; fields.type = T; return setmetatable(fields, EventMT) end }) end
+    local function View(name) return { name = name, responders = {} } end
+    local function add(parent, child) child.parent = parent end
+    local function receiveEvent(node, T, fn) local l = node.responders; l[#l + 1] = { kind = "receive", filter = T, fn = fn } end
+    local function handleEvent(node, T, fn) local l = node.responders; l[#l + 1] = { kind = "handle", filter = T, fn = fn } end
+    local function trigger(node, ev)
+      local path, n = {}, 0
+      local cur = node
+      while cur do n = n + 1; path[n] = cur; cur = cur.parent end
+      local et = ev.type
+      for i = 1, n do
+        local list = path[i].responders
+        local m = #list
+        if m > 0 then
+          local snap = table.move(list, 1, m, 1, {})
+          for j = 1, m do
+            local r = snap[j]
+            if r.filter == nil or isa(et, r.filter) then
+              if r.kind == "receive" then
+                if r.fn(ev) then return true, path[i] end
+              else
+                r.fn(ev)
+                return true, path[i]
+              end
+            end
           end
         end
       end
+      return false
     end
-  end
-  return false
-end
-return { Event = Event, View = View, add = add, receiveEvent = receiveEvent, handleEvent = handleEvent, trigger = trigger }
-"""
+    return { Event = Event, View = View, add = add, receiveEvent = receiveEvent, handleEvent = handleEvent, trigger = trigger }
+    """
 
 /// Builds the workload (chain of depth D, a non-matching typed receiver on every 10th node, or
 /// `perNode` on every node, a typed handler at the root) and returns a runner `f(n)`.
 func workload(pure: Bool, depth: Int, perNode: Int?) -> String {
-    let prefix = pure
+    let prefix =
+        pure
         ? "local R = (function() \(pureLuaImplementation) end)()\nlocal Event, View, trigger = R.Event, R.View, R.trigger\nlocal function add(p, c) R.add(p, c) end\nlocal function recv(n, T, f) R.receiveEvent(n, T, f) end\nlocal function handle(n, T, f) R.handleEvent(n, T, f) end\nlocal function fire(n, e) return trigger(n, e) end\n"
         : "local function add(p, c) p:add(c) end\nlocal function recv(n, T, f) n:receiveEvent(T, f) end\nlocal function handle(n, T, f) n:handleEvent(T, f) end\nlocal function fire(n, e) return n:trigger(e) end\n"
-    let responders = perNode.map { "for k = 1, \($0) do recv(n, Other, function() return true end) end" }
+    let responders =
+        perNode.map { "for k = 1, \($0) do recv(n, Other, function() return true end) end" }
         ?? "if i % 10 == 0 then recv(n, Other, function() return true end) end"
     return prefix + """
-    local E, Other = Event "E", Event "Other"
-    local root = View "Root"
-    handle(root, E, function(e) end)
-    local cur = root
-    for i = 2, \(depth) do
-      local n = View "N"
-      \(responders)
-      add(cur, n)
-      cur = n
-    end
-    local leaf = cur
-    return function(count) for i = 1, count do fire(leaf, E { item = i }) end end
-    """
+        local E, Other = Event "E", Event "Other"
+        local root = View "Root"
+        handle(root, E, function(e) end)
+        local cur = root
+        for i = 2, \(depth) do
+          local n = View "N"
+          \(responders)
+          add(cur, n)
+          cur = n
+        end
+        local leaf = cur
+        return function(count) for i = 1, count do fire(leaf, E { item = i }) end end
+        """
 }
 
 /// The limits `responder run` has by default (sampled budget with the timer running, memory cap,
 /// so the engine's memory accounting is on), with a budget no benchmark exhausts.
-let benchLimits = LuaLimits(maxInstructions: 1_000_000_000_000, maxMemoryMiB: LuaLimits.defaults.maxMemoryMiB,
-                            exactInstructions: false)
+let benchLimits = LuaLimits(
+    maxInstructions: 1_000_000_000_000, maxMemoryMiB: LuaLimits.defaults.maxMemoryMiB,
+    exactInstructions: false)
 
 /// One workload in its own sandboxed state, ready to be timed.
 final class DispatchRig {
@@ -79,9 +82,15 @@ final class DispatchRig {
     let count: Int
 
     init?(pure: Bool, depth: Int, perNode: Int?, count: Int) {
-        guard let rt = try? Scenario.makeRuntime(ScenarioOptions(limits: benchLimits, safety: "disabled")) else { return nil }
-        do { try rt.runString(workload(pure: pure, depth: depth, perNode: perNode), chunkname: "=workload", results: 1) }
-        catch { print("workload failed: \(error)"); return nil }
+        guard let rt = try? Scenario.makeRuntime(ScenarioOptions(limits: benchLimits, safety: "disabled")) else {
+            return nil
+        }
+        do {
+            try rt.runString(workload(pure: pure, depth: depth, perNode: perNode), chunkname: "=workload", results: 1)
+        } catch {
+            print("workload failed: \(error)")
+            return nil
+        }
         runtime = rt
         function = luaL_ref(rt.L, luashim_registryindex())
         self.count = count
@@ -94,7 +103,10 @@ final class DispatchRig {
         lua_rawgeti(L, luashim_registryindex(), lua_Integer(function))
         lua_pushinteger(L, lua_Integer(count))
         let start = nowNanos()
-        if let f = runtime.call(1, 0) { print("run failed: \(f)"); return .nan }
+        if let f = runtime.call(1, 0) {
+            print("run failed: \(f)")
+            return .nan
+        }
         return Double(nowNanos() - start) / Double(count)
     }
 }
@@ -111,8 +123,10 @@ func dispatchPair(depth: Int, perNode: Int? = nil, samples: Int, millis: Double 
         return DispatchRig(pure: pure, depth: depth, perNode: perNode, count: count)
     }
     guard let ours = rig(false), let lua = rig(true) else { return (Samples(), Samples()) }
-    _ = ours.sample(); _ = lua.sample()   // warm
-    var a = Samples(), b = Samples()
+    _ = ours.sample()
+    _ = lua.sample()  // warm
+    var a = Samples()
+    var b = Samples()
     for _ in 0..<samples {
         a.add(ours.sample())
         b.add(lua.sample())
@@ -126,24 +140,32 @@ func dispatchBench(quick: Bool) -> [Row] {
     let n = quick ? 3 : 5
     for depth in [10, 1000] {
         let (ours, lua) = dispatchPair(depth: depth, samples: n, millis: 25)
-        rows.append(Row(name: "dispatch, depth \(depth) (engine via Lua vs pure Lua)",
-                        ours: ours.text(1000, "µs"), reference: lua.text(1000, "µs"),
-                        ratio: ours.median / lua.median, goal: "—"))
+        rows.append(
+            Row(
+                name: "dispatch, depth \(depth) (engine via Lua vs pure Lua)",
+                ours: ours.text(1000, "µs"), reference: lua.text(1000, "µs"),
+                ratio: ours.median / lua.median, goal: "—"))
     }
     for perNode in [0, 1, 4, 16] {
         let (ours, lua) = dispatchPair(depth: 100, perNode: perNode, samples: n, millis: 25)
-        rows.append(Row(name: "dispatch, depth 100, \(perNode) non-matching responders per node",
-                        ours: ours.text(1000, "µs"), reference: lua.text(1000, "µs"),
-                        ratio: ours.median / lua.median, goal: "—"))
+        rows.append(
+            Row(
+                name: "dispatch, depth 100, \(perNode) non-matching responders per node",
+                ours: ours.text(1000, "µs"), reference: lua.text(1000, "µs"),
+                ratio: ours.median / lua.median, goal: "—"))
     }
     // the engine alone
     let hops = engineHopsPerSecond(depth: 100)
-    rows.append(Row(name: "engine alone (Swift, no Lua), depth 100", ours: "\(fmt(hops / 1e6, 1)) M hops/s",
-                    reference: "", ratio: nil, goal: "≥ 50 M hops/s", verdict: hops >= 50e6 ? "met" : "MISSED"))
+    rows.append(
+        Row(
+            name: "engine alone (Swift, no Lua), depth 100", ours: "\(fmt(hops / 1e6, 1)) M hops/s",
+            reference: "", ratio: nil, goal: "≥ 50 M hops/s", verdict: hops >= 50e6 ? "met" : "MISSED"))
     let alternating = engineHopsPerSecond(depth: 100, alternateOrigins: true)
-    rows.append(Row(name: "engine alone, depth 100, two origins alternating (no path reuse)",
-                    ours: "\(fmt(alternating / 1e6, 1)) M hops/s", reference: "", ratio: nil, goal: "≥ 50 M hops/s",
-                    verdict: alternating >= 50e6 ? "met" : "MISSED"))
+    rows.append(
+        Row(
+            name: "engine alone, depth 100, two origins alternating (no path reuse)",
+            ours: "\(fmt(alternating / 1e6, 1)) M hops/s", reference: "", ratio: nil, goal: "≥ 50 M hops/s",
+            verdict: alternating >= 50e6 ? "met" : "MISSED"))
     return rows
 }
 

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CLua
 import CLuaShim
 import ResponderKit
 import ResponderLua
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Issue 13's table: every row with its goal, both sides measured in this run.
 func goalsBench(responder: String, quick: Bool) -> [Row] {
@@ -14,17 +15,23 @@ func goalsBench(responder: String, quick: Bool) -> [Row] {
     // dispatch from Lua vs the pure-Lua reference in the same interpreter
     for (depth, goal) in [(1, "≤ 0.8×"), (100, "≤ 0.10×")] {
         let (ours, lua) = dispatchPair(depth: depth, samples: samples)
-        rows.append(Row(name: "dispatch from Lua, depth \(depth), vs the pure-Lua reference (µs per dispatch)",
-                        ours: ours.text(1000, "µs"), reference: lua.text(1000, "µs"),
-                        ratio: ours.median / lua.median, goal: goal))
+        rows.append(
+            Row(
+                name: "dispatch from Lua, depth \(depth), vs the pure-Lua reference (µs per dispatch)",
+                ours: ours.text(1000, "µs"), reference: lua.text(1000, "µs"),
+                ratio: ours.median / lua.median, goal: goal))
     }
 
     rows.append(testRunnerRow(responder: responder, runs: quick ? 5 : 9))
 
     if !quick {
         let m = memoryPerNode(count: 1_000_000)
-        rows.append(Row(name: "memory per node, 1 M nodes built from Lua, vs a plain table node `{name, parent, responders = {}}`",
-                        ours: "\(fmt(m.ours, 0)) B", reference: "\(fmt(m.plain, 0)) B", ratio: m.ours / m.plain, goal: "≤ 1.0×"))
+        rows.append(
+            Row(
+                name:
+                    "memory per node, 1 M nodes built from Lua, vs a plain table node `{name, parent, responders = {}}`",
+                ours: "\(fmt(m.ours, 0)) B", reference: "\(fmt(m.plain, 0)) B", ratio: m.ours / m.plain, goal: "≤ 1.0×")
+        )
     }
 
     rows.append(emptyRunRow(responder: responder, runs: quick ? 11 : 31))
@@ -36,22 +43,24 @@ func goalsBench(responder: String, quick: Bool) -> [Row] {
 /// them (`busted` with no arguments reads `./spec`; `responder test` with none reads `.`), warm,
 /// alternating, wall time.
 func testRunnerRow(responder: String, runs: Int) -> Row {
-    let name = "`responder test` vs `busted` in a folder of 500 small spec files (wall, warm, alternating, \(runs) runs each)"
+    let name =
+        "`responder test` vs `busted` in a folder of 500 small spec files (wall, warm, alternating, \(runs) runs each)"
     guard let dir = makeScratchFolder("responder-bench-specs") else {
         return Row(name: name + ": no scratch folder", ours: "", reference: "", ratio: nil, goal: "≤ 0.25×")
     }
     defer { removeTree(dir) }
     mkdir(dir + "/spec", 0o755)
     for i in 0..<500 {
-        FileText.write("""
-        describe("file \(i)", function()
-          local t
-          before_each(function() t = { 1, 2, 3 } end)
-          it("adds", function() assert.are.equal(6, t[1] + t[2] + t[3]) end)
-          it("compares tables", function() assert.are.same({ a = { \(i) } }, { a = { \(i) } }) end)
-          it("checks truthiness", function() assert.is_true(#t == 3); assert.is_nil(t.x) end)
-        end)
-        """, to: "\(dir)/spec/file\(i)_spec.lua")
+        FileText.write(
+            """
+            describe("file \(i)", function()
+              local t
+              before_each(function() t = { 1, 2, 3 } end)
+              it("adds", function() assert.are.equal(6, t[1] + t[2] + t[3]) end)
+              it("compares tables", function() assert.are.same({ a = { \(i) } }, { a = { \(i) } }) end)
+              it("checks truthiness", function() assert.is_true(#t == 3); assert.is_nil(t.x) end)
+            end)
+            """, to: "\(dir)/spec/file\(i)_spec.lua")
     }
     guard onPath("busted") else {
         return Row(name: name + " (busted not installed)", ours: "", reference: "", ratio: nil, goal: "≤ 0.25×")
@@ -61,18 +70,22 @@ func testRunnerRow(responder: String, runs: Int) -> Row {
     // warm: the files and both programs in the page cache
     _ = timeCommand([responder, "test"], in: dir)
     _ = timeCommand(busted, in: dir)
-    var ours = Samples(), theirs = Samples()
+    var ours = Samples()
+    var theirs = Samples()
     for _ in 0..<runs {
         if let t = timeCommand([responder, "test"], in: dir) { ours.add(Double(t)) }
         if let t = timeCommand(busted, in: dir) { theirs.add(Double(t)) }
     }
-    return Row(name: name, ours: ours.text(1e6, "ms", 0), reference: theirs.text(1e6, "ms", 0),
-               ratio: ours.median / theirs.median, goal: "≤ 0.25×")
+    return Row(
+        name: name, ours: ours.text(1e6, "ms", 0), reference: theirs.text(1e6, "ms", 0),
+        ratio: ours.median / theirs.median, goal: "≤ 0.25×")
 }
 
 /// `responder run empty.lua` vs `lua5.4 empty.lua`, wall, alternating.
 func emptyRunRow(responder: String, runs: Int) -> Row {
-    let linkage = isStaticSwift(responder) ? "static Swift stdlib, as scripts/setup builds it"
+    let linkage =
+        isStaticSwift(responder)
+        ? "static Swift stdlib, as scripts/setup builds it"
         : "DYNAMIC Swift stdlib: build with `swift build -c release --static-swift-stdlib` as scripts/setup does"
     let name = "`responder run empty.lua` vs `lua5.4 empty.lua` (wall, \(runs) runs each, alternating; \(linkage))"
     guard onPath("lua5.4"), let dir = makeScratchFolder("responder-bench-empty") else {
@@ -81,14 +94,17 @@ func emptyRunRow(responder: String, runs: Int) -> Row {
     defer { removeTree(dir) }
     let empty = dir + "/empty.lua"
     FileText.write("", to: empty)
-    _ = timeCommand([responder, "run", empty]); _ = timeCommand(["lua5.4", empty])
-    var ours = Samples(), lua = Samples()
+    _ = timeCommand([responder, "run", empty])
+    _ = timeCommand(["lua5.4", empty])
+    var ours = Samples()
+    var lua = Samples()
     for _ in 0..<runs {
         if let t = timeCommand([responder, "run", empty]) { ours.add(Double(t)) }
         if let t = timeCommand(["lua5.4", empty]) { lua.add(Double(t)) }
     }
-    return Row(name: name, ours: ours.text(1e6, "ms"), reference: lua.text(1e6, "ms"),
-               ratio: ours.median / lua.median, goal: "≤ 1.5×")
+    return Row(
+        name: name, ours: ours.text(1e6, "ms"), reference: lua.text(1e6, "ms"),
+        ratio: ours.median / lua.median, goal: "≤ 1.5×")
 }
 
 /// Whether the binary has the Swift runtime linked in (no libswiftCore.so needed).
@@ -104,18 +120,18 @@ func findByIdRow(samples: Int) -> Row {
     }
     let calls = 200_000
     let code = """
-    local root = View "Root"
-    for i = 1, 100000 do root:add(View "Item" { id = "item" .. i }) end
-    local ids = {}
-    for i = 1, 1000 do ids[i] = "#item" .. ((i * 7919) % 100000 + 1) end
-    return function()
-      local found = 0
-      for i = 1, \(calls) do
-        if root:find(ids[i % 1000 + 1]) then found = found + 1 end
-      end
-      assert(found == \(calls), "find missed")
-    end
-    """
+        local root = View "Root"
+        for i = 1, 100000 do root:add(View "Item" { id = "item" .. i }) end
+        local ids = {}
+        for i = 1, 1000 do ids[i] = "#item" .. ((i * 7919) % 100000 + 1) end
+        return function()
+          local found = 0
+          for i = 1, \(calls) do
+            if root:find(ids[i % 1000 + 1]) then found = found + 1 end
+          end
+          assert(found == \(calls), "find missed")
+        end
+        """
     do { try rt.runString(code, chunkname: "=find", results: 1) } catch {
         return Row(name: name + ": \(error)", ours: "", reference: "", ratio: nil, goal: "≤ 1 µs")
     }
@@ -125,7 +141,9 @@ func findByIdRow(samples: Int) -> Row {
         rt.resetLimits()
         lua_rawgeti(rt.L, luashim_registryindex(), lua_Integer(fn))
         let start = nowNanos()
-        if let f = rt.call(0, 0) { return Row(name: name + ": \(f)", ours: "", reference: "", ratio: nil, goal: "≤ 1 µs") }
+        if let f = rt.call(0, 0) {
+            return Row(name: name + ": \(f)", ours: "", reference: "", ratio: nil, goal: "≤ 1 µs")
+        }
         times.add(Double(nowNanos() - start) / Double(calls))
     }
     let met = times.median <= 1000 ? "met" : "MISSED"

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ResponderLua
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Issue 4: time to the first REPL prompt (the test runner is in the goals table).
 func toolBench(responder: String) -> [Row] {
@@ -12,9 +13,11 @@ func toolBench(responder: String) -> [Row] {
         if let t = timeCommand([responder, "repl"], stdinPath: "/dev/null") { repl.add(Double(t)) }
     }
     if !repl.isEmpty {
-        rows.append(Row(name: "`responder repl` start to first prompt and exit (upper bound, 20 runs)",
-                        ours: repl.text(1e6, "ms"), reference: "", ratio: nil, goal: "≤ 50 ms",
-                        verdict: repl.median <= 50e6 ? "met" : "MISSED"))
+        rows.append(
+            Row(
+                name: "`responder repl` start to first prompt and exit (upper bound, 20 runs)",
+                ours: repl.text(1e6, "ms"), reference: "", ratio: nil, goal: "≤ 50 ms",
+                verdict: repl.median <= 50e6 ? "met" : "MISSED"))
     }
     return rows
 }

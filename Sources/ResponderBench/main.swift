@@ -1,14 +1,16 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ResponderKit
 import ResponderLua
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `responder-bench [--quick] [RESPONDER]`: measures and prints every figure the README quotes.
 /// Build with `swift build -c release` and run `.build/release/responder-bench`.
 let args = CommandLine.arguments.dropFirst()
 let quick = args.contains("--quick")
-let responder = args.first { $0.hasPrefix("/") || $0.hasPrefix(".") }
+let responder =
+    args.first { $0.hasPrefix("/") || $0.hasPrefix(".") }
     ?? { () -> String in
         // next to this executable
         var buffer = [CChar](repeating: 0, count: 4096)
@@ -20,7 +22,9 @@ let responder = args.first { $0.hasPrefix("/") || $0.hasPrefix(".") }
 
 /// `--only goals|purelua|dispatch|foundation|tools|explore` runs one section; `--all` adds the
 /// explore section (about a minute) to the default run.
-let only = args.firstIndex(of: "--only").flatMap { args.index(after: $0) < args.endIndex ? args[args.index(after: $0)] : nil }
+let only = args.firstIndex(of: "--only").flatMap {
+    args.index(after: $0) < args.endIndex ? args[args.index(after: $0)] : nil
+}
 let all = args.contains("--all")
 func wanted(_ section: String) -> Bool {
     if let only { return only == section }
@@ -38,10 +42,14 @@ if only == "state-loop" {
     for _ in 0..<20_000 { _ = try? Scenario.makeRuntime(ScenarioOptions(limits: .defaults)) }
 }
 if wanted("goals") { printTable("Goals of issue 13", goalsBench(responder: responder, quick: quick)) }
-if wanted("purelua") { printTable("Pure Lua under the sandbox (issue 14)", pureLuaBench(responder: responder, reps: quick ? 3 : 7)) }
+if wanted("purelua") {
+    printTable("Pure Lua under the sandbox (issue 14)", pureLuaBench(responder: responder, reps: quick ? 3 : 7))
+}
 if wanted("dispatch") { printTable("Dispatch, more depths (issue 3)", dispatchBench(quick: quick)) }
 if wanted("foundation") { printTable("Foundation (issue 2)", foundationBench()) }
 if wanted("tools") { printTable("Daily tools (issue 4)", toolBench(responder: responder)) }
 if wanted("explore") { printTable("Explore and coverage (issue 11)", exploreBench(responder: responder, quick: quick)) }
 getloadavg(&load, 3)
-print("\nload average at the end: \(fmt(load[0])), \(fmt(load[1])), \(fmt(load[2])); \(fmt(Double(nowNanos() - started) / 1e9, 0)) s in all")
+print(
+    "\nload average at the end: \(fmt(load[0])), \(fmt(load[1])), \(fmt(load[2])); \(fmt(Double(nowNanos() - started) / 1e9, 0)) s in all"
+)

@@ -7,24 +7,33 @@ import ArgumentParser
 /// report options of ``TestCommand``. Values not given stay nil so that a `.busted` file's may apply.
 struct BustedFlags: ParsableArguments {
 
-    @Option(name: [.customShort("p"), .customLong("pattern")],
-            help: "Only run test files whose name matches this Lua pattern (busted's; default: *_spec.lua); repeatable.")
+    @Option(
+        name: [.customShort("p"), .customLong("pattern")],
+        help: "Only run test files whose name matches this Lua pattern (busted's; default: *_spec.lua); repeatable.")
     var pattern: [String] = []
 
-    @Option(name: .customLong("exclude-pattern"), help: "Do not run test files whose name matches this Lua pattern; repeatable.")
+    @Option(
+        name: .customLong("exclude-pattern"),
+        help: "Do not run test files whose name matches this Lua pattern; repeatable.")
     var excludePattern: [String] = []
 
-    @Option(name: [.customShort("t"), .customLong("tags")], help: "Only run tests with these #tags (comma-separated; repeatable).")
+    @Option(
+        name: [.customShort("t"), .customLong("tags")],
+        help: "Only run tests with these #tags (comma-separated; repeatable).")
     var tags: [String] = []
 
     @Option(name: .customLong("exclude-tags"), help: "Do not run tests with these #tags (comma-separated; repeatable).")
     var excludeTags: [String] = []
 
-    @Option(name: .customLong("filter-out"), help: "Do not run tests whose full name matches this Lua pattern; repeatable.")
+    @Option(
+        name: .customLong("filter-out"), help: "Do not run tests whose full name matches this Lua pattern; repeatable.")
     var filterOut: [String] = []
 
-    @Option(name: [.customShort("m"), .customLong("lpath")],
-            help: "Module path templates (';'-separated, e.g. 'src/?.lua') where require also finds .lua source files (only files really inside these templates' folders).")
+    @Option(
+        name: [.customShort("m"), .customLong("lpath")],
+        help:
+            "Module path templates (';'-separated, e.g. 'src/?.lua') where require also finds .lua source files (only files really inside these templates' folders)."
+    )
     var lpath: [String] = []
 
     @Option(name: .customLong("cpath"), help: "Accepted for busted compatibility; C modules are never loaded.")
@@ -39,7 +48,9 @@ struct BustedFlags: ParsableArguments {
     @Option(name: [.customShort("r"), .customLong("run")], help: "The task to run from the .busted file.")
     var task: String?
 
-    @Option(name: [.customShort("f"), .customLong("config-file")], help: "Read options from this file instead of ./.busted.")
+    @Option(
+        name: [.customShort("f"), .customLong("config-file")], help: "Read options from this file instead of ./.busted."
+    )
     var configFile: String?
 
     @Option(name: [.customShort("C"), .customLong("directory")], help: "Change to this folder before running tests.")
@@ -59,7 +70,9 @@ struct BustedFlags: ParsableArguments {
     @Flag(name: .customLong("shuffle-files"), inversion: .prefixedNo, help: "Randomize the order of files.")
     var shuffleFiles: Bool?
 
-    @Flag(name: .customLong("shuffle-tests"), inversion: .prefixedNo, help: "Randomize the order of tests within each file.")
+    @Flag(
+        name: .customLong("shuffle-tests"), inversion: .prefixedNo,
+        help: "Randomize the order of tests within each file.")
     var shuffleTests: Bool?
 
     @Flag(inversion: .prefixedNo, help: "Sort files and tests by name (--sort-files and --sort-tests).")
@@ -71,11 +84,14 @@ struct BustedFlags: ParsableArguments {
     @Flag(name: .customLong("sort-tests"), inversion: .prefixedNo, help: "Sort tests within each block by name.")
     var sortTests: Bool?
 
-    @Flag(name: [.customShort("l"), .customLong("list")], help: "List the tests (file:line: name) instead of running them.")
+    @Flag(
+        name: [.customShort("l"), .customLong("list")],
+        help: "List the tests (file:line: name) instead of running them.")
     var list = false
 
-    @Flag(name: [.customShort("k"), .customLong("keep-going")], inversion: .prefixedNo,
-          help: "Continue after a failure or error (default); --no-keep-going stops at the first.")
+    @Flag(
+        name: [.customShort("k"), .customLong("keep-going")], inversion: .prefixedNo,
+        help: "Continue after a failure or error (default); --no-keep-going stops at the first.")
     var keepGoing: Bool?
 
     @Flag(name: .customLong("exit-on-failure"), help: "Stop at the first failure or error (--no-keep-going).")
@@ -87,8 +103,9 @@ struct BustedFlags: ParsableArguments {
     @Flag(name: .customLong("suppress-pending"), inversion: .prefixedNo, help: "Do not report pending tests.")
     var suppressPending: Bool?
 
-    @Flag(name: [.customShort("v"), .customLong("verbose")], inversion: .prefixedNo,
-          help: "Accepted for busted compatibility (tracebacks are always shown).")
+    @Flag(
+        name: [.customShort("v"), .customLong("verbose")], inversion: .prefixedNo,
+        help: "Accepted for busted compatibility (tracebacks are always shown).")
     var verbose: Bool?
 
     @Option(help: "Language of messages: only 'en'.")

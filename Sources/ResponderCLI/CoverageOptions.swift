@@ -1,7 +1,8 @@
 import ArgumentParser
 import ResponderLua
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `--coverage [--coverage-output FILE] [--coverage-format lcov|json]` (SPEC §3.6), shared by
@@ -10,8 +11,9 @@ struct CoverageOptions: ParsableArguments {
     @Flag(help: "Record lines of your Lua files, responders, declarations and controls; write a report.")
     var coverage = false
 
-    @Option(name: .customLong("coverage-output"),
-            help: "Where to write the coverage report (default coverage/lcov.info, or coverage/coverage.json).")
+    @Option(
+        name: .customLong("coverage-output"),
+        help: "Where to write the coverage report (default coverage/lcov.info, or coverage/coverage.json).")
     var coverageOutput: String?
 
     @Option(name: .customLong("coverage-format"), help: "Coverage report format: lcov or json.")

@@ -1,9 +1,10 @@
 import ArgumentParser
 import ResponderExplore
-import ResponderTesting
 import ResponderLua
+import ResponderTesting
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `responder explore FILE.lua`: drives the mounted tree with seeded random actions, checks
@@ -12,15 +13,16 @@ struct ExploreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "explore",
         abstract: "Drive a scenario with seeded random actions; shrink any failure to a spec.",
-        discussion: ExitStatusHelp.discussion("""
-        Each run re-runs the script in a fresh state (its output muted), then performs --steps \
-        random actions among those the mounted tree offers at that moment: taps, text entry, \
-        toggles, sliders, steppers, segments, clock advances and the script's own \
-        explore.action()s. After each action it checks that no LuaError was reported, no safety \
-        violation occurred, no limit was hit and every explore.invariant() holds. The first \
-        failure is shrunk to a minimal sequence and written as explore-<seed>_spec.lua in \
-        --output; the exit status is then 1. The same --seed gives the same actions everywhere.
-        """)
+        discussion: ExitStatusHelp.discussion(
+            """
+            Each run re-runs the script in a fresh state (its output muted), then performs --steps \
+            random actions among those the mounted tree offers at that moment: taps, text entry, \
+            toggles, sliders, steppers, segments, clock advances and the script's own \
+            explore.action()s. After each action it checks that no LuaError was reported, no safety \
+            violation occurred, no limit was hit and every explore.invariant() holds. The first \
+            failure is shrunk to a minimal sequence and written as explore-<seed>_spec.lua in \
+            --output; the exit status is then 1. The same --seed gives the same actions everywhere.
+            """)
     )
 
     @Argument(help: "The scenario script.")
@@ -50,7 +52,9 @@ struct ExploreCommand: ParsableCommand {
         try sandbox.check()
         if runs < 1 { throw ValidationError("--runs must be at least 1") }
         if steps < 1 { throw ValidationError("--steps must be at least 1") }
-        if !["pretty", "json"].contains(format) { throw ValidationError("--format must be pretty or json (got '\(format)')") }
+        if !["pretty", "json"].contains(format) {
+            throw ValidationError("--format must be pretty or json (got '\(format)')")
+        }
         if let shard, ExploreCommand.parseShard(shard) == nil {
             throw ValidationError("--shard must be K/N with 1 <= K <= N (got '\(shard)')")
         }
@@ -117,8 +121,10 @@ struct ExploreCommand: ParsableCommand {
             Stderr.write("error: cannot create the folder '\(output)': \(String(cString: strerror(errno)))\n")
             return
         }
-        let path = (output == "." ? "" : (output.hasSuffix("/") ? output : output + "/")) + ExploreSpec.fileName(seed: seed)
-        let text = ExploreSpec.text(finding, script: file, scenarioPath: ExploreSpec.relativePath(file, from: output), seed: seed)
+        let path =
+            (output == "." ? "" : (output.hasSuffix("/") ? output : output + "/")) + ExploreSpec.fileName(seed: seed)
+        let text = ExploreSpec.text(
+            finding, script: file, scenarioPath: ExploreSpec.relativePath(file, from: output), seed: seed)
         guard FileText.write(text, to: path) else {
             Stderr.write("error: cannot write the spec to '\(path)': \(String(cString: strerror(errno)))\n")
             return

@@ -3,8 +3,9 @@ import ResponderGraph
 import ResponderKit
 import ResponderLua
 import ResponderTesting
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `responder graph FILE.lua`: runs a script, then draws the mounted tree with each node's
@@ -17,7 +18,8 @@ struct GraphCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "graph",
         abstract: "Run a Lua scenario script, then draw its mounted tree and last dispatch.",
-        discussion: ExitStatusHelp.discussion("""
+        discussion: ExitStatusHelp.discussion(
+            """
             The script's own output (print, warnings) goes to standard error, so standard output \
             holds only the picture. 'svg' needs Graphviz's 'dot' on PATH; 'dot' output can be \
             rendered later with 'dot -Tsvg' or 'dot -Tpng'.

@@ -13,12 +13,13 @@ struct ReplCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "repl",
         abstract: "Explore scenarios interactively (Lua prompt with the responder module).",
-        discussion: ExitStatusHelp.discussion("""
-        Expressions print their values (nodes, events, outcomes and tables readably); statements \
-        run; incomplete input continues on a '>> ' prompt. Dot commands: .help, .tree [selector], \
-        .trace, .warnings, .reset, .load FILE, .quit. Ctrl-C interrupts running code, Ctrl-D leaves. \
-        Each entry gets the full --max-instructions budget.
-        """)
+        discussion: ExitStatusHelp.discussion(
+            """
+            Expressions print their values (nodes, events, outcomes and tables readably); statements \
+            run; incomplete input continues on a '>> ' prompt. Dot commands: .help, .tree [selector], \
+            .trace, .warnings, .reset, .load FILE, .quit. Ctrl-C interrupts running code, Ctrl-D leaves. \
+            Each entry gets the full --max-instructions budget.
+            """)
     )
 
     @Option(name: .customLong("load"), help: "A script to run before the first prompt.")

@@ -1,8 +1,9 @@
 import ResponderLua
 import ResponderREPL
 import ResponderTesting
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `responder repl` runs its session in a child process (`repl --session`) and waits for it.
@@ -42,12 +43,14 @@ enum ReplSupervisor {
             }
             switch TestProcess.wait(child.pid) {
             case .exited(restartStatus):
-                Console.error("note: the REPL session was restarted: that code could not be stopped. "
-                             + "Globals, the tree, traces and warnings were lost"
-                             + (withLoad && load != nil ? "; \(load!) was loaded again.\n" : ".\n"))
+                Console.error(
+                    "note: the REPL session was restarted: that code could not be stopped. "
+                        + "Globals, the tree, traces and warnings were lost"
+                        + (withLoad && load != nil ? "; \(load!) was loaded again.\n" : ".\n"))
             case .exited(preloadStatus):
-                Console.error("note: the REPL session was restarted without \(load ?? "the --load file"): "
-                             + "it ran code that could not be stopped.\n")
+                Console.error(
+                    "note: the REPL session was restarted without \(load ?? "the --load file"): "
+                        + "it ran code that could not be stopped.\n")
                 withLoad = false
             case .exited(let status):
                 return status

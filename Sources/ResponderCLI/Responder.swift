@@ -1,7 +1,8 @@
 import ArgumentParser
 import ResponderLua
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The `responder` command: run, test, repl and graph Lua responder scenarios.

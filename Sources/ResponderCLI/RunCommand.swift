@@ -1,7 +1,8 @@
 import ArgumentParser
 import ResponderLua
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `responder run FILE.lua`: runs one scenario script.

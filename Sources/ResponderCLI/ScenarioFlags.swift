@@ -7,8 +7,9 @@ struct SandboxFlags: ParsableArguments {
     @Option(help: "Default safety level at the root: relaxed, strict or disabled.")
     var safety: String = ScenarioSettings.defaults.safety
 
-    @Option(name: .customLong("max-instructions"),
-            help: "Instruction budget per file, counted exactly (default 1000000000, sampled).")
+    @Option(
+        name: .customLong("max-instructions"),
+        help: "Instruction budget per file, counted exactly (default 1000000000, sampled).")
     var maxInstructions: Int64?
 
     @Option(name: .customLong("max-memory"), help: "Memory cap per Lua state in MiB.")

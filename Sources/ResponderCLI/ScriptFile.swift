@@ -5,7 +5,9 @@ import ResponderLua
 enum ScriptFile {
     static func check(_ path: String, command: String) throws {
         if case .failure(let problem) = FileText.read(path) {
-            Stderr.write(FileText.openError(path, problem) + "hint: give the path of a .lua file; see 'responder \(command) --help'\n")
+            Stderr.write(
+                FileText.openError(path, problem)
+                    + "hint: give the path of a .lua file; see 'responder \(command) --help'\n")
             throw ExitCode(2)
         }
     }

@@ -4,8 +4,10 @@ import ResponderLua
 /// Runs one script in a fresh sandboxed runtime and reports failures the way SPEC §3 fixes.
 enum ScriptRunner {
     /// Returns the exit status: 0 ok, 1 script error or strict violation, 3 a sandbox limit.
-    static func run(file: String, arguments: [String], options: ScenarioOptions,
-                    coverage: CoverageOptions? = nil) -> Int32 {
+    static func run(
+        file: String, arguments: [String], options: ScenarioOptions,
+        coverage: CoverageOptions? = nil
+    ) -> Int32 {
         let runtime: LuaRuntime
         do {
             var options = options

@@ -1,8 +1,9 @@
 import ArgumentParser
 import ResponderLua
 import ResponderTesting
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `responder test [PATH…]`: runs `*_spec.lua` files (busted-compatible API) and plain scripts.
@@ -10,21 +11,25 @@ struct TestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "test",
         abstract: "Run *_spec.lua files (a busted-compatible API) and plain scripts.",
-        discussion: ExitStatusHelp.discussion("""
-        Folders are searched recursively for *_spec.lua (folders starting with '.' or '_' are \
-        skipped unless named explicitly); a file named explicitly that is not *_spec.lua runs as \
-        a plain script: one test that passes when the script ends without error. Each file runs \
-        in a fresh Lua state in an isolated worker process; each `it` in a fresh world \
-        (responder.reset()). --filter is a Lua pattern matched against full test names \
-        ("describe path it-name"); a filter that is not a valid pattern matches as plain text. \
-        The run ends with 'N passed, N failed, N skipped' on stdout (on stderr when a machine \
-        format is written to stdout); the exit status is 1 when any test failed. busted's flags \
-        and its .busted file (tasks, -r TASK) are read as busted reads them; --seed seeds \
-        math.random and also the shuffled order and randomize(), as busted's --seed does.
-        """)
+        discussion: ExitStatusHelp.discussion(
+            """
+            Folders are searched recursively for *_spec.lua (folders starting with '.' or '_' are \
+            skipped unless named explicitly); a file named explicitly that is not *_spec.lua runs as \
+            a plain script: one test that passes when the script ends without error. Each file runs \
+            in a fresh Lua state in an isolated worker process; each `it` in a fresh world \
+            (responder.reset()). --filter is a Lua pattern matched against full test names \
+            ("describe path it-name"); a filter that is not a valid pattern matches as plain text. \
+            The run ends with 'N passed, N failed, N skipped' on stdout (on stderr when a machine \
+            format is written to stdout); the exit status is 1 when any test failed. busted's flags \
+            and its .busted file (tasks, -r TASK) are read as busted reads them; --seed seeds \
+            math.random and also the shuffled order and randomize(), as busted's --seed does.
+            """)
     )
 
-    @Argument(help: "Spec files, folders or plain scripts (default: spec/ when it exists, else the current folder; busted's ROOT).")
+    @Argument(
+        help:
+            "Spec files, folders or plain scripts (default: spec/ when it exists, else the current folder; busted's ROOT)."
+    )
     var paths: [String] = []
 
     @Option(help: "Run only tests whose full name matches this Lua pattern (or plain text); repeatable.")
@@ -36,11 +41,15 @@ struct TestCommand: ParsableCommand {
     @Option(help: "Report format: pretty, tap, junit or json.")
     var format: String?
 
-    @Option(name: .customLong("output-file"), help: "Write the report to this file (the summary line still goes to stdout).")
+    @Option(
+        name: .customLong("output-file"), help: "Write the report to this file (the summary line still goes to stdout)."
+    )
     var outputFile: String?
 
-    @Option(name: [.customShort("o"), .customLong("output")],
-            help: "busted's output handler: utfTerminal (pretty), plainTerminal (pretty without colour), TAP, junit or json.")
+    @Option(
+        name: [.customShort("o"), .customLong("output")],
+        help:
+            "busted's output handler: utfTerminal (pretty), plainTerminal (pretty without colour), TAP, junit or json.")
     var handler: String?
 
     @Option(help: "Run only shard K of N (files split by sorted position: file i goes to shard i mod N + 1).")
@@ -62,8 +71,10 @@ struct TestCommand: ParsableCommand {
     var worker = false
 
     /// busted's output handlers and the report format each stands for.
-    static let handlers = ["utfTerminal": "pretty", "plainTerminal": "pretty", "TAP": "tap", "junit": "junit",
-                           "json": "json"]
+    static let handlers = [
+        "utfTerminal": "pretty", "plainTerminal": "pretty", "TAP": "tap", "junit": "junit",
+        "json": "json",
+    ]
 
     func validate() throws {
         try scenario.check()
@@ -72,7 +83,9 @@ struct TestCommand: ParsableCommand {
             throw ValidationError("--format must be pretty, tap, junit or json (got '\(format)')")
         }
         if let handler, Self.handlers[handler] == nil {
-            throw ValidationError("-o/--output must be one of busted's output handlers utfTerminal, plainTerminal, TAP, junit or json (got '\(handler)'); write a report to a file with --output-file")
+            throw ValidationError(
+                "-o/--output must be one of busted's output handlers utfTerminal, plainTerminal, TAP, junit or json (got '\(handler)'); write a report to a file with --output-file"
+            )
         }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if let shard, parseShard(shard) == nil {
@@ -151,8 +164,9 @@ struct TestCommand: ParsableCommand {
         let givenSeed = scenario.seed ?? text(nil, "seed").flatMap { Int64($0) }
         var settings = scenario.settings
         settings.seed = givenSeed
-        var run = TestRunOptions(limits: settings.limits, safety: settings.safety,
-                                 filter: nil, updateSnapshots: updateSnapshots, seed: givenSeed)
+        var run = TestRunOptions(
+            limits: settings.limits, safety: settings.safety,
+            filter: nil, updateSnapshots: updateSnapshots, seed: givenSeed)
         run.coverage = coverageOptions.coverage
         run.filters = list(filter, "filter")
         run.filterOut = list(busted.filterOut, "filter-out")
@@ -177,7 +191,8 @@ struct TestCommand: ParsableCommand {
         run.helper = text(busted.helper, "helper")
         run.statements = busted.statements.isEmpty ? list([], "e") : busted.statements
 
-        var args = settings.arguments + ["--shuffle-seed", String(run.shuffleSeed), "--repeat", String(run.repeatCount)]
+        var args =
+            settings.arguments + ["--shuffle-seed", String(run.shuffleSeed), "--repeat", String(run.repeatCount)]
         for f in run.filters { args.append("--filter=" + f) }
         for f in run.filterOut { args.append("--filter-out=" + f) }
         if !run.tags.isEmpty { args.append("--tags=" + run.tags.joined(separator: ",")) }
@@ -194,19 +209,21 @@ struct TestCommand: ParsableCommand {
         if updateSnapshots { args.append("--update-snapshots") }
         if coverageOptions.coverage { args.append("--coverage") }
 
-        return Resolved(paths: roots, format: format, colour: colour,
-                        patterns: list(busted.pattern, "pattern", "p"),
-                        excludePatterns: list(busted.excludePattern, "exclude-pattern"),
-                        run: run,
-                        shuffleFiles: flag(busted.shuffleFiles, "shuffle-files") ?? shuffleAll ?? false,
-                        workerArguments: args)
+        return Resolved(
+            paths: roots, format: format, colour: colour,
+            patterns: list(busted.pattern, "pattern", "p"),
+            excludePatterns: list(busted.excludePattern, "exclude-pattern"),
+            run: run,
+            shuffleFiles: flag(busted.shuffleFiles, "shuffle-files") ?? shuffleAll ?? false,
+            workerArguments: args)
     }
 
     /// The options a worker gets (already resolved by the parent).
     var workerOptions: TestRunOptions {
         let settings = scenario.settings
-        var run = TestRunOptions(limits: settings.limits, safety: settings.safety,
-                                 filter: nil, updateSnapshots: updateSnapshots, seed: settings.seed)
+        var run = TestRunOptions(
+            limits: settings.limits, safety: settings.safety,
+            filter: nil, updateSnapshots: updateSnapshots, seed: settings.seed)
         run.filters = filter
         run.coverage = coverageOptions.coverage
         run.filterOut = busted.filterOut
@@ -247,7 +264,9 @@ struct TestCommand: ParsableCommand {
             files = try TestDiscovery.discover(resolved.paths, selection: selection)
         } catch {
             if case .missing(let p) = error {
-                Stderr.write("error: cannot open '\(p)': no such file or folder\nhint: give spec files or folders; see 'responder test --help'\n")
+                Stderr.write(
+                    "error: cannot open '\(p)': no such file or folder\nhint: give spec files or folders; see 'responder test --help'\n"
+                )
             }
             throw ExitCode(2)
         }
@@ -270,9 +289,10 @@ struct TestCommand: ParsableCommand {
         let progress = live && terminal && files.count >= 20
 
         let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-        let pool = TestWorkerPool(jobs: jobs ?? max(1, cores), workerArguments: resolved.workerArguments,
-                                  stdoutToStderr: !pretty && toStdout && !listing,
-                                  timeoutSeconds: scenario.settings.limits.timeoutSeconds ?? LuaLimits.defaultTimeoutSeconds)
+        let pool = TestWorkerPool(
+            jobs: jobs ?? max(1, cores), workerArguments: resolved.workerArguments,
+            stdoutToStderr: !pretty && toStdout && !listing,
+            timeoutSeconds: scenario.settings.limits.timeoutSeconds ?? LuaLimits.defaultTimeoutSeconds)
 
         let start = TestFramework.now()
         var perFile = [[TestRecord]](repeating: [], count: files.count)
@@ -281,26 +301,30 @@ struct TestCommand: ParsableCommand {
         var coverageData = CoverageData()
         let stopAtFailure = !resolved.run.keepGoing
         var lastProgress = 0.0
-        pool.run(files, record: { index, record in
-            perFile[index].append(record)
-            running.add(record)
-            if live && !progress { Console.out(TestReport.mark(record, style)) }
-            // the progress line moves with each test, at most 20 times a second
-            let now = TestFramework.now()
-            if progress && now - lastProgress >= 0.05 {
-                lastProgress = now
-                Console.out("\r\u{1B}[K[\(filesDone)/\(files.count) files] \(running.line)")
-                Console.flush()
-            }
-        }, done: { _ in
-            filesDone += 1
-            if progress {
-                Console.out("\r\u{1B}[K[\(filesDone)/\(files.count) files] \(running.line)")
-            }
-            if live { Console.flush() }
-        }, coverage: { line in
-            coverageData.addWireLine(line)
-        }, stop: { stopAtFailure && running.anyFailure })
+        pool.run(
+            files,
+            record: { index, record in
+                perFile[index].append(record)
+                running.add(record)
+                if live && !progress { Console.out(TestReport.mark(record, style)) }
+                // the progress line moves with each test, at most 20 times a second
+                let now = TestFramework.now()
+                if progress && now - lastProgress >= 0.05 {
+                    lastProgress = now
+                    Console.out("\r\u{1B}[K[\(filesDone)/\(files.count) files] \(running.line)")
+                    Console.flush()
+                }
+            },
+            done: { _ in
+                filesDone += 1
+                if progress {
+                    Console.out("\r\u{1B}[K[\(filesDone)/\(files.count) files] \(running.line)")
+                }
+                if live { Console.flush() }
+            },
+            coverage: { line in
+                coverageData.addWireLine(line)
+            }, stop: { stopAtFailure && running.anyFailure })
         let duration = TestFramework.now() - start
         if progress { Console.out("\r\u{1B}[K") }
         if listing {
@@ -318,7 +342,8 @@ struct TestCommand: ParsableCommand {
         case "json": report = TestReport.json(records, duration: duration)
         default:
             let st = toStdout ? style : TestReport.Style(colour: false)
-            report = (live && !progress && !records.isEmpty ? "\n" : "") + TestReport.pretty(records, st, duration: duration)
+            report =
+                (live && !progress && !records.isEmpty ? "\n" : "") + TestReport.pretty(records, st, duration: duration)
         }
         if let outputFile {
             if !FileText.write(report, to: outputFile) {
@@ -338,13 +363,20 @@ struct TestCommand: ParsableCommand {
         var coverageFailed = false
         if coverageOptions.coverage {
             if let text = coverageOptions.write(coverageData) {
-                if pretty && toStdout { Console.out(text); Console.flush() } else { Stderr.write(text) }
+                if pretty && toStdout {
+                    Console.out(text)
+                    Console.flush()
+                } else {
+                    Stderr.write(text)
+                }
             } else {
                 coverageFailed = true
             }
         }
         if files.isEmpty {
-            Stderr.write("warning: no test files found (looked for \(resolved.patterns.isEmpty ? "*_spec.lua" : "files matching " + resolved.patterns.joined(separator: ", ")) under \(resolved.paths.joined(separator: ", ")))\n")
+            Stderr.write(
+                "warning: no test files found (looked for \(resolved.patterns.isEmpty ? "*_spec.lua" : "files matching " + resolved.patterns.joined(separator: ", ")) under \(resolved.paths.joined(separator: ", ")))\n"
+            )
         }
         throw ExitCode(summary.anyFailure ? 1 : coverageFailed ? 2 : 0)
     }

@@ -1,7 +1,8 @@
 import ArgumentParser
 import ResponderLua
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Entry point: parses arguments and maps usage errors to exit status 2 (SPEC §3).

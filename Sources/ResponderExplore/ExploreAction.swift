@@ -14,8 +14,9 @@ package struct ExploreTarget: Sendable, Hashable {
 
     /// The Lua expression that finds the node from `root`.
     package var lua: String {
-        index == 1 ? "root:find(\(ExploreAction.quote(selector)))"
-                   : "root:findAll(\(ExploreAction.quote(selector)))[\(index)]"
+        index == 1
+            ? "root:find(\(ExploreAction.quote(selector)))"
+            : "root:findAll(\(ExploreAction.quote(selector)))[\(index)]"
     }
 }
 
@@ -36,7 +37,8 @@ package enum ExploreDraw: Sendable, Hashable {
 package struct ExploreAction: Sendable, Hashable {
     /// The kinds of actions, each a public API call.
     package enum Kind: String, Sendable, CaseIterable {
-        case tap, typeText, commit, toggle, slide, increment, decrement, selectSegment, sendActions, advance, cancelTask, custom
+        case tap, typeText, commit, toggle, slide, increment, decrement, selectSegment, sendActions, advance,
+            cancelTask, custom
     }
 
     package var kind: Kind
@@ -52,8 +54,10 @@ package struct ExploreAction: Sendable, Hashable {
     /// A custom action's draws.
     package var draws: [ExploreDraw] = []
 
-    package init(kind: Kind, target: ExploreTarget? = nil, text: String? = nil, number: Double? = nil,
-                 name: String? = nil, draws: [ExploreDraw] = []) {
+    package init(
+        kind: Kind, target: ExploreTarget? = nil, text: String? = nil, number: Double? = nil,
+        name: String? = nil, draws: [ExploreDraw] = []
+    ) {
         self.kind = kind
         self.target = target
         self.text = text

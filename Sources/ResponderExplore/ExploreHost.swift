@@ -45,13 +45,17 @@ package final class ExploreHost {
         // script, every action and closing the state. Lua code past it raises `time limit
         // exceeded` (the run fails with a limit); code the hook cannot reach ends the process.
         runtime.startTimeout()
-        guard let m = runtime.moduleState else { throw LuaFailure(kind: .script, message: "internal error: no responder module") }
+        guard let m = runtime.moduleState else {
+            throw LuaFailure(kind: .script, message: "internal error: no responder module")
+        }
         self.m = m
         m.world.diagnostics = { _ in }
         runtime.extensions[ObjectIdentifier(ExploreHost.self)] = WeakHost(self)
         let L = runtime.L
         // the driver (Lua/driver.lua): calls a module function by name
-        if let failure = runtime.loadHostChunk(PackageResources.driver_lua, chunkname: "=Sources/ResponderExplore/Lua/driver.lua") {
+        if let failure = runtime.loadHostChunk(
+            PackageResources.driver_lua, chunkname: "=Sources/ResponderExplore/Lua/driver.lua")
+        {
             throw failure
         }
         if let failure = runtime.call(0, 1) { throw failure }
@@ -141,7 +145,10 @@ package final class ExploreHost {
                 if !ignores.isEmpty, ignores.contains(where: { ExploreHost.matches(node, $0.name, $0.id) }) { continue }
                 appendOffers(for: node, kit, to: &result)
                 var i = node.children.count
-                while i > 0 { i -= 1; stack.append(node.children[i]) }
+                while i > 0 {
+                    i -= 1
+                    stack.append(node.children[i])
+                }
             }
             if isKitLoaded {
                 result.append(Offer(group: "advance", kind: .advance, node: nil, detail: 0))
@@ -161,7 +168,8 @@ package final class ExploreHost {
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
         guard lua_getfield(L, luashim_registryindex(), "responder.liveTasks") == LUA_TFUNCTION,
-              runtime.call(0, 1) == nil, lua_type(L, -1) == LUA_TTABLE else { return 0 }
+            runtime.call(0, 1) == nil, lua_type(L, -1) == LUA_TTABLE
+        else { return 0 }
         return Int(lua_rawlen(L, -1))
     }
 
@@ -186,7 +194,9 @@ package final class ExploreHost {
                 if c.canIncrement { result.append(Offer(group: "stepper", kind: .increment, node: node, detail: 0)) }
                 if c.canDecrement { result.append(Offer(group: "stepper", kind: .decrement, node: node, detail: 0)) }
             case .segmentedControl:
-                if c.segments > 0 { result.append(Offer(group: "segment", kind: .selectSegment, node: node, detail: c.segments)) }
+                if c.segments > 0 {
+                    result.append(Offer(group: "segment", kind: .selectSegment, node: node, detail: c.segments))
+                }
             }
             return
         }
@@ -233,7 +243,10 @@ package final class ExploreHost {
                 if n === node { return ExploreTarget(selector: selector, index: index) }
             }
             var i = n.children.count
-            while i > 0 { i -= 1; stack.append(n.children[i]) }
+            while i > 0 {
+                i -= 1
+                stack.append(n.children[i])
+            }
         }
         return ExploreTarget(selector: selector, index: 1)
     }
@@ -250,7 +263,10 @@ package final class ExploreHost {
                 if index == target.index { return n }
             }
             var i = n.children.count
-            while i > 0 { i -= 1; stack.append(n.children[i]) }
+            while i > 0 {
+                i -= 1
+                stack.append(n.children[i])
+            }
         }
         return nil
     }
@@ -301,7 +317,9 @@ package final class ExploreHost {
         if let t = action.target {
             guard let n = resolve(t) else { return (false, nil) }
             node = n
-            if ignores.contains(where: { ig in n.pathToRoot.contains { ExploreHost.matches($0, ig.name, ig.id) } }) { return (false, nil) }
+            if ignores.contains(where: { ig in n.pathToRoot.contains { ExploreHost.matches($0, ig.name, ig.id) } }) {
+                return (false, nil)
+            }
             if isDisabled(n) { return (false, nil) }
         }
         return (true, call(action, node: node))
@@ -338,7 +356,10 @@ package final class ExploreHost {
         }
         switch action.kind {
         case .tap:
-            if let n = action.number { lua_pushinteger(L, lua_Integer(n)); nargs += 1 }
+            if let n = action.number {
+                lua_pushinteger(L, lua_Integer(n))
+                nargs += 1
+            }
         case .typeText:
             runtime.pushString(action.text ?? "")
             nargs += 1
@@ -360,11 +381,13 @@ package final class ExploreHost {
 
     private func callFailure(_ failure: LuaFailure) -> ExploreFailure {
         if failure.isLimit {
-            return ExploreFailure(kind: .limit, identity: failure.kind == .instructionLimit ? "instructions" : "memory",
-                                  message: failure.message, trace: lastTrace)
+            return ExploreFailure(
+                kind: .limit, identity: failure.kind == .instructionLimit ? "instructions" : "memory",
+                message: failure.message, trace: lastTrace)
         }
-        return ExploreFailure(kind: .error, identity: ExploreFailure.identity(ofMessage: failure.message),
-                              message: failure.message, trace: lastTrace)
+        return ExploreFailure(
+            kind: .error, identity: ExploreFailure.identity(ofMessage: failure.message),
+            message: failure.message, trace: lastTrace)
     }
 
     private func runCustom(index: Int, replay: [ExploreDraw]?, into action: inout ExploreAction) -> ExploreFailure? {
@@ -415,7 +438,8 @@ package final class ExploreHost {
             lua_pushinteger(L, luashim_tointeger(L, 1, nil))
             return 1
         }
-        let lo = luashim_tointeger(L, 1, nil), hi = luashim_tointeger(L, 2, nil)
+        let lo = luashim_tointeger(L, 1, nil)
+        let hi = luashim_tointeger(L, 2, nil)
         lua_pushinteger(L, lua_Integer(host.random.int(Int64(lo), Int64(hi))))
         return 1
     }
@@ -430,16 +454,18 @@ package final class ExploreHost {
         if m.luaErrorCount > luaErrorsSeen {
             luaErrorsSeen = m.luaErrorCount
             let message = m.lastLuaErrorMessage
-            return ExploreFailure(kind: .luaError, identity: ExploreFailure.identity(ofMessage: message),
-                                  message: "LuaError: \(message)", trace: lastTrace)
+            return ExploreFailure(
+                kind: .luaError, identity: ExploreFailure.identity(ofMessage: message),
+                message: "LuaError: \(message)", trace: lastTrace)
         }
         let warnings = m.world.warnings
         if warnings.count > warningsSeen {
             let v = warnings[warningsSeen]
             warningsSeen = warnings.count
             let type = v.value?.type.name ?? ""
-            return ExploreFailure(kind: .violation, identity: "\(v.kind.rawValue) \(type)",
-                                  message: v.warningLine, trace: lastTrace)
+            return ExploreFailure(
+                kind: .violation, identity: "\(v.kind.rawValue) \(type)",
+                message: v.warningLine, trace: lastTrace)
         }
         if invariantCount > 0 { return checkInvariants() }
         return nil

@@ -12,11 +12,14 @@ package enum ExploreReport {
                 return out
             }
             if f.flaky {
-                out += "  did not fail the same way when replayed: the scenario is not deterministic (it reads the clock?).\n"
-                out += "  replay: \(f.minimalFailure == f.failure ? "no failure" : f.minimalFailure.message.firstLine)\n"
+                out +=
+                    "  did not fail the same way when replayed: the scenario is not deterministic (it reads the clock?).\n"
+                out +=
+                    "  replay: \(f.minimalFailure == f.failure ? "no failure" : f.minimalFailure.message.firstLine)\n"
                 return out
             }
-            out += "  shrunk \(f.original.count) → \(f.minimal.count) actions in \(f.replays) replays (\(seconds(f.shrinkSeconds))):\n"
+            out +=
+                "  shrunk \(f.original.count) → \(f.minimal.count) actions in \(f.replays) replays (\(seconds(f.shrinkSeconds))):\n"
             for (i, a) in f.minimal.enumerated() { out += "    \(i + 1). \(a.lua)\n" }
             out += "  failure: \(f.minimalFailure.message.firstLine)\n"
             if let trace = f.minimalFailure.trace, !trace.isEmpty {
@@ -31,7 +34,8 @@ package enum ExploreReport {
             out += "  replay: responder explore \(script) --seed \(seed)\n"
             return out
         }
-        out += "\(r.runs) runs, \(r.actions) actions (\(rate) actions/s), \(r.distinctActions) distinct actions, no failure\n"
+        out +=
+            "\(r.runs) runs, \(r.actions) actions (\(rate) actions/s), \(r.distinctActions) distinct actions, no failure\n"
         out += r.coverage.summary()
         return out
     }
@@ -48,7 +52,8 @@ package enum ExploreReport {
         if let f = r.finding {
             var ff = [
                 "\"run\": \(f.run + 1)", "\"step\": \(f.step)", "\"kind\": \(JSONText.string(f.failure.kind.rawValue))",
-                "\"identity\": \(JSONText.string(f.failure.identity))", "\"message\": \(JSONText.string(f.minimalFailure.message))",
+                "\"identity\": \(JSONText.string(f.failure.identity))",
+                "\"message\": \(JSONText.string(f.minimalFailure.message))",
                 "\"flaky\": \(f.flaky)", "\"shrunkFrom\": \(f.original.count)",
                 "\"actions\": [\(f.minimal.map { JSONText.string($0.lua) }.joined(separator: ", "))]",
                 "\"replays\": \(f.replays)",

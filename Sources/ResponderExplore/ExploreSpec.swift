@@ -1,6 +1,7 @@
 import ResponderLua
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writes a finding as a runnable spec (`explore-<seed>_spec.lua`): one public-API line per
@@ -18,7 +19,8 @@ package enum ExploreSpec {
         out += "-- Fails with: \(firstLine.replacingNewlines)\n"
         out += "describe(\(ExploreAction.quote("explore \(base) seed \(seed)")), function()\n"
         out += "  it(\(ExploreAction.quote(description(f.minimalFailure))), function()\n"
-        out += "    local root = explore.scenario(\(ExploreAction.quote(scenarioPath)), { seed = \(f.runSeed == Int64.min ? "math.mininteger" : String(f.runSeed)) })\n"
+        out +=
+            "    local root = explore.scenario(\(ExploreAction.quote(scenarioPath)), { seed = \(f.runSeed == Int64.min ? "math.mininteger" : String(f.runSeed)) })\n"
         let lines = f.minimal.map(\.lua)
         for line in lines.dropLast() { out += "    \(line)\n" }
         if let last = lines.last {
@@ -41,7 +43,8 @@ package enum ExploreSpec {
     static func description(_ failure: ExploreFailure) -> String {
         switch failure.kind {
         case .invariant: return "keeps invariant '\(failure.identity)'"
-        case .violation: return "records no \(failure.identity.split(separator: " ").first.map(String.init) ?? "safety") violation"
+        case .violation:
+            return "records no \(failure.identity.split(separator: " ").first.map(String.init) ?? "safety") violation"
         case .luaError: return "reports no LuaError"
         case .error: return "raises no error"
         case .limit: return "stays within the limits"
@@ -51,7 +54,8 @@ package enum ExploreSpec {
     /// `path` relative to the folder `from` (both made absolute through the file system).
     package static func relativePath(_ path: String, from folder: String) -> String {
         guard let target = realPath(path), let base = realPath(folder) else { return path }
-        let t = target.split(separator: "/"), b = base.split(separator: "/")
+        let t = target.split(separator: "/")
+        let b = base.split(separator: "/")
         var common = 0
         while common < t.count && common < b.count && t[common] == b[common] { common += 1 }
         let ups = Array(repeating: "..", count: b.count - common)

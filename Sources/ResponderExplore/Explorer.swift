@@ -1,7 +1,8 @@
 import ResponderKit
 import ResponderLua
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Settings of `responder explore` (SPEC §3.5).
@@ -126,8 +127,11 @@ package final class Explorer {
             host = try ExploreHost(script: options.script, options: scenarioOptions(seed: runSeed))
         } catch {
             let kind: ExploreFailure.Kind = error.isLimit ? .limit : .error
-            return RunOutcome(actions: [], failure: ExploreFailure(kind: kind, identity: ExploreFailure.identity(ofMessage: error.message),
-                                                                    message: error.message))
+            return RunOutcome(
+                actions: [],
+                failure: ExploreFailure(
+                    kind: kind, identity: ExploreFailure.identity(ofMessage: error.message),
+                    message: error.message))
         }
         var random = ExploreRandom(seed: UInt64(bitPattern: runSeed) ^ 0x2545_F491_4F6C_DD1D)
         var enabled: [String: Bool] = [:]
@@ -154,13 +158,19 @@ package final class Explorer {
             var pick = random.unit() * total
             var chosen = usable[usable.count - 1]
             for g in usable {
-                if pick < g.weight { chosen = g; break }
+                if pick < g.weight {
+                    chosen = g
+                    break
+                }
                 pick -= g.weight
             }
             var k = random.below(chosen.count)
             var offer = offers[chosen.first]
             for o in offers[chosen.first...] where o.group == chosen.name {
-                if k == 0 { offer = o; break }
+                if k == 0 {
+                    offer = o
+                    break
+                }
                 k -= 1
             }
             let (action, failure) = host.perform(offer, random: &random)
@@ -169,9 +179,12 @@ package final class Explorer {
                 return RunOutcome(actions: actions, failure: f, coverage: host.coverage())
             }
             if let deadline, Explorer.now() > deadline {
-                return RunOutcome(actions: actions, failure: ExploreFailure(
-                    kind: .limit, identity: "timeout",
-                    message: "the run took longer than \(options.timeout!) s (--timeout)"), coverage: host.coverage())
+                return RunOutcome(
+                    actions: actions,
+                    failure: ExploreFailure(
+                        kind: .limit, identity: "timeout",
+                        message: "the run took longer than \(options.timeout!) s (--timeout)"),
+                    coverage: host.coverage())
             }
         }
         return RunOutcome(actions: actions, failure: nil, coverage: host.coverage())
@@ -192,8 +205,11 @@ package final class Explorer {
         do {
             host = try ExploreHost(script: options.script, options: scenarioOptions(seed: runSeed))
         } catch {
-            return (ExploreFailure(kind: error.isLimit ? .limit : .error, identity: ExploreFailure.identity(ofMessage: error.message),
-                                   message: error.message), [])
+            return (
+                ExploreFailure(
+                    kind: error.isLimit ? .limit : .error, identity: ExploreFailure.identity(ofMessage: error.message),
+                    message: error.message), []
+            )
         }
         var ran: [ExploreAction] = []
         for a in actions {
@@ -208,8 +224,9 @@ package final class Explorer {
     /// Checks the failure reproduces, shrinks it, writes the spec.
     package func shrink(run: Int, actions: [ExploreAction], failure: ExploreFailure) -> ExploreFinding {
         let runSeed = Int64(bitPattern: ExploreRandom.mix(options.seed, run))
-        var finding = ExploreFinding(run: run, step: actions.count, runSeed: runSeed, failure: failure, original: actions,
-                                     minimal: actions, minimalFailure: failure, replays: 0, shrinkSeconds: 0, flaky: false)
+        var finding = ExploreFinding(
+            run: run, step: actions.count, runSeed: runSeed, failure: failure, original: actions,
+            minimal: actions, minimalFailure: failure, replays: 0, shrinkSeconds: 0, flaky: false)
         if actions.isEmpty { return finding }  // the script itself failed: nothing to shrink
         let start = Explorer.now()
         let (again, _) = replay(actions, runSeed: runSeed)
@@ -220,8 +237,9 @@ package final class Explorer {
             finding.shrinkSeconds = Explorer.now() - start
             return finding
         }
-        var shrinker = Shrinker<ExploreAction>(maxReplays: options.maxReplays, maxSeconds: options.maxShrinkSeconds,
-                                               clock: Explorer.now)
+        var shrinker = Shrinker<ExploreAction>(
+            maxReplays: options.maxReplays, maxSeconds: options.maxShrinkSeconds,
+            clock: Explorer.now)
         var lastFailure = again
         let minimal = shrinker.shrink(actions, simplifications: Explorer.simplifications) { candidate in
             let (f, ran) = replay(candidate, runSeed: runSeed)
@@ -260,7 +278,10 @@ package final class Explorer {
                 if v != v.rounded() { with { $0.number = v.rounded() } }
             }
         case .advance:
-            if let v = a.number, v > 0.1 { with { $0.number = 0.1 }; with { $0.number = 1 } }
+            if let v = a.number, v > 0.1 {
+                with { $0.number = 0.1 }
+                with { $0.number = 1 }
+            }
         case .tap:
             if a.number != nil { with { $0.number = nil } }
         case .selectSegment, .cancelTask:

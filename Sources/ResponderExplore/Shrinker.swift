@@ -24,8 +24,10 @@ package struct Shrinker<Action: Hashable> {
 
     /// Shrinks `initial` (which fails). `simplifications` gives simpler variants of one action,
     /// simplest first (an empty list when there are none).
-    package mutating func shrink(_ initial: [Action], simplifications: (Action) -> [Action],
-                                test: ([Action]) -> [Action]?) -> [Action] {
+    package mutating func shrink(
+        _ initial: [Action], simplifications: (Action) -> [Action],
+        test: ([Action]) -> [Action]?
+    ) -> [Action] {
         deadline = clock() + maxSeconds
         var best = initial
         var changed = true
@@ -98,8 +100,10 @@ package struct Shrinker<Action: Hashable> {
     }
 
     /// Replaces actions by simpler variants; returns whether anything changed.
-    private mutating func simplify(_ best: inout [Action], _ simplifications: (Action) -> [Action],
-                                   _ test: ([Action]) -> [Action]?) -> Bool {
+    private mutating func simplify(
+        _ best: inout [Action], _ simplifications: (Action) -> [Action],
+        _ test: ([Action]) -> [Action]?
+    ) -> Bool {
         var any = false
         var i = 0
         while i < best.count && !exhausted {

@@ -105,12 +105,15 @@ public struct TreeGraph: Sendable {
     ///
     /// When nothing is mounted, the tree the last dispatch ran in is used instead.
     /// - Throws: ``TreeGraphError/nothingMounted`` when there is neither (or no world).
-    public static func capture(world: World?, notes: (Node) -> [String] = { _ in [] }) throws(TreeGraphError) -> TreeGraph {
+    public static func capture(world: World?, notes: (Node) -> [String] = { _ in [] }) throws(TreeGraphError)
+        -> TreeGraph
+    {
         guard let world else { throw .nothingMounted }
         let trace = world.lastTrace
         if let root = world.root { return TreeGraph(root: root, trace: trace, isMounted: true, notes: notes) }
         guard let trace, let top = trace.path.last ?? trace.path.first,
-              let root = top.pathToRoot.last else { throw .nothingMounted }
+            let root = top.pathToRoot.last
+        else { throw .nothingMounted }
         return TreeGraph(root: root, trace: trace, isMounted: false, notes: notes)
     }
 
@@ -125,7 +128,8 @@ public struct TreeGraph: Sendable {
         var noteCounts: [Int] = []  // per node: the kit's note lines before its entry lines
         var omitted = 0
         while let item = stack.popLast() {
-            let node = item.node, parent = item.parent
+            let node = item.node
+            let parent = item.parent
             if nodes.count >= Self.maximumNodes {
                 // count the rest without capturing it
                 omitted += 1
@@ -137,9 +141,11 @@ public struct TreeGraph: Sendable {
             engineNodes.append(node)
             let noteLines = notes(node).map { Line(text: $0, steps: []) }
             noteCounts.append(noteLines.count)
-            nodes.append(GraphNode(label: node.description, parent: parent, children: [],
-                                   lines: noteLines + Self.lines(of: node),
-                                   pathPosition: nil))
+            nodes.append(
+                GraphNode(
+                    label: node.description, parent: parent, children: [],
+                    lines: noteLines + Self.lines(of: node),
+                    pathPosition: nil))
             if let parent { nodes[parent].children.append(index) }
             for child in node.children.reversed() { stack.append((child, index)) }
         }
@@ -148,9 +154,10 @@ public struct TreeGraph: Sendable {
         if let trace {
             var steps: [Step] = []
             for (offset, step) in trace.steps.enumerated() {
-                let mark = Step(number: offset + 1, node: step.node.description, index: step.index,
-                                responder: step.responder, decision: step.decision.rawValue,
-                                result: step.result.map { $0.description })
+                let mark = Step(
+                    number: offset + 1, node: step.node.description, index: step.index,
+                    responder: step.responder, decision: step.decision.rawValue,
+                    result: step.result.map { $0.description })
                 steps.append(mark)
                 guard let at = indexOf[ObjectIdentifier(step.node)] else { continue }
                 Self.attach(mark, to: &nodes[at], node: engineNodes[at], kind: trace.kind, after: noteCounts[at])
@@ -213,7 +220,8 @@ public struct TreeGraph: Sendable {
         let target: Int?
         if kind == .publish {
             // a subscribe step's index counts the responder entries first, as node:responders()
-            let subscribers = node.subscribers, k = step.index - responders.count
+            let subscribers = node.subscribers
+            let k = step.index - responders.count
             if k >= 1, k <= subscribers.count, subscribers[k - 1].label == step.responder {
                 target = notes + step.index - 1
             } else {
@@ -259,7 +267,9 @@ public struct TreeGraph: Sendable {
         switch step.decision {
         case "disabled", "loading": text = "(\(step.responder) refused)"
         case "unhandled": text = "(past the root)"
-        case "skipped": text = "(asked: cannot \(step.responder.hasPrefix("canPerform") ? "perform" + step.responder.dropFirst(10) : Substring(step.responder)))"
+        case "skipped":
+            text =
+                "(asked: cannot \(step.responder.hasPrefix("canPerform") ? "perform" + step.responder.dropFirst(10) : Substring(step.responder)))"
         default: text = step.responder
         }
         graphNode.lines.append(Line(text: text, steps: [step]))
@@ -285,7 +295,8 @@ public struct TreeGraph: Sendable {
         out += Self.stepList(dispatch.steps.prefix(Self.maximumListed))
         if dispatch.steps.isEmpty { out += "  (no steps)\n" }
         if dispatch.steps.count > Self.maximumListed {
-            out += "  … \(dispatch.steps.count - Self.maximumListed) more steps not shown "
+            out +=
+                "  … \(dispatch.steps.count - Self.maximumListed) more steps not shown "
                 + "(a graph lists at most \(Self.maximumListed))\n"
         }
         out += Self.legend + "\n"
@@ -294,7 +305,8 @@ public struct TreeGraph: Sendable {
 
     /// The one numbering the pictures use, explained under them: steps are numbered as the
     /// trace lists them; the path's nodes are marked, in order on the `path:` line.
-    static let legend = "legend: ◀ step N   the entry that took step N of the list above\n"
+    static let legend =
+        "legend: ◀ step N   the entry that took step N of the list above\n"
         + "        ◀ origin   where the value started; ◀ path: the nodes it passed (in order on path:)"
 
     /// The mark after a node on the last dispatch's path (position 1 is the origin).
@@ -312,7 +324,8 @@ public struct TreeGraph: Sendable {
         let numberWidth = String(steps.last?.number ?? 0).count
         var out = ""
         for step in steps {
-            var line = "  " + pad(String(step.number), numberWidth, left: true) + "  "
+            var line =
+                "  " + pad(String(step.number), numberWidth, left: true) + "  "
                 + pad(oneLine(clip(step.node)), nodeWidth) + "  "
                 + pad(oneLine(clip(entryText(step))), entryWidth) + "  "
                 + step.decision
@@ -385,8 +398,9 @@ public struct TreeGraph: Sendable {
     static func listed(_ labels: [String]) -> String {
         guard labels.count > maximumListed else { return labels.map { clip($0) }.joined(separator: " → ") }
         let half = maximumListed / 2
-        return (labels.prefix(half).map { clip($0) } + ["… \(labels.count - 2 * half) more …"]
-                + labels.suffix(half).map { clip($0) })
+        return
+            (labels.prefix(half).map { clip($0) } + ["… \(labels.count - 2 * half) more …"]
+            + labels.suffix(half).map { clip($0) })
             .joined(separator: " → ")
     }
 
@@ -441,7 +455,8 @@ public struct TreeGraph: Sendable {
                 if line.steps.isEmpty {
                     text += Self.oneLine(Self.clip(line.text))
                 } else {
-                    text += Self.pad(Self.oneLine(Self.clip(line.text)), width) + "  ◀ "
+                    text +=
+                        Self.pad(Self.oneLine(Self.clip(line.text)), width) + "  ◀ "
                         + Self.oneLine(Self.clip(line.steps.map(\.mark).joined(separator: ", ")))
                 }
                 out += text + "\n"
@@ -491,14 +506,16 @@ public struct TreeGraph: Sendable {
             graphLabel += "last dispatch: \(Self.clip(dispatch.header))\npath: \(Self.listed(dispatch.path))\n"
             graphLabel += Self.stepList(dispatch.steps.prefix(Self.maximumCaptionSteps))
             if dispatch.steps.count > Self.maximumCaptionSteps {
-                graphLabel += "  … \(dispatch.steps.count - Self.maximumCaptionSteps) more steps (--format text lists them)\n"
+                graphLabel +=
+                    "  … \(dispatch.steps.count - Self.maximumCaptionSteps) more steps (--format text lists them)\n"
             }
             graphLabel += Self.legend + "\n"
         } else {
             graphLabel += "last dispatch: none\n"
         }
         if omittedNodes > 0 { graphLabel += omittedNote + "\n" }
-        out += "  graph [rankdir=TB, newrank=true, nodesep=0.25, labelloc=t, labeljust=l, fontname=\"monospace\", fontsize=11, label=\"\(Self.dotEscape(graphLabel))\"];\n"
+        out +=
+            "  graph [rankdir=TB, newrank=true, nodesep=0.25, labelloc=t, labeljust=l, fontname=\"monospace\", fontsize=11, label=\"\(Self.dotEscape(graphLabel))\"];\n"
         out += "  node [shape=box, fontname=\"monospace\", fontsize=10];\n"
         out += "  edge [color=\"gray50\", arrowsize=0.7, fontname=\"monospace\", fontsize=10];\n"
         let rows = rowLayout()

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ResponderLua
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// libedit, loaded with `dlopen` the first time a terminal REPL starts: `run` and `test` never pay
 /// for loading it (and its dependencies) at process start.
@@ -11,7 +12,8 @@ struct Libedit {
     typealias VoidIntFn = @convention(c) () -> Int32
     typealias StifleFn = @convention(c) (Int32) -> Void
     typealias EntryFn = @convention(c) (UnsafePointer<CChar>?, Int32) -> UnsafeMutablePointer<CChar>?
-    typealias MatchesFn = @convention(c) (UnsafePointer<CChar>?, EntryFn?) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    typealias MatchesFn =
+        @convention(c) (UnsafePointer<CChar>?, EntryFn?) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 
     let handle: UnsafeMutableRawPointer
     let readline: ReadlineFn
@@ -26,7 +28,9 @@ struct Libedit {
     nonisolated(unsafe) static let shared: Libedit? = load()
 
     private static func load() -> Libedit? {
-        guard let handle = dlopen("libedit.so.2", RTLD_NOW | RTLD_GLOBAL) ?? dlopen("libedit.so", RTLD_NOW | RTLD_GLOBAL) else {
+        guard
+            let handle = dlopen("libedit.so.2", RTLD_NOW | RTLD_GLOBAL) ?? dlopen("libedit.so", RTLD_NOW | RTLD_GLOBAL)
+        else {
             return nil
         }
         func fn<T>(_ name: String, _: T.Type) -> T? {
@@ -34,16 +38,17 @@ struct Libedit {
             return unsafeBitCast(symbol, to: T.self)
         }
         guard let readline = fn("readline", ReadlineFn.self),
-              let addHistory = fn("add_history", StringIntFn.self),
-              let readHistory = fn("read_history", StringIntFn.self),
-              let writeHistory = fn("write_history", StringIntFn.self),
-              let initialize = fn("rl_initialize", VoidIntFn.self),
-              let stifleHistory = fn("stifle_history", StifleFn.self),
-              let completionMatches = fn("rl_completion_matches", MatchesFn.self)
+            let addHistory = fn("add_history", StringIntFn.self),
+            let readHistory = fn("read_history", StringIntFn.self),
+            let writeHistory = fn("write_history", StringIntFn.self),
+            let initialize = fn("rl_initialize", VoidIntFn.self),
+            let stifleHistory = fn("stifle_history", StifleFn.self),
+            let completionMatches = fn("rl_completion_matches", MatchesFn.self)
         else { return nil }
-        return Libedit(handle: handle, readline: readline, addHistory: addHistory, readHistory: readHistory,
-                       writeHistory: writeHistory, initialize: initialize, stifleHistory: stifleHistory,
-                       completionMatches: completionMatches)
+        return Libedit(
+            handle: handle, readline: readline, addHistory: addHistory, readHistory: readHistory,
+            writeHistory: writeHistory, initialize: initialize, stifleHistory: stifleHistory,
+            completionMatches: completionMatches)
     }
 
     /// A libedit global variable (Swift 6 refuses direct references to imported mutable C

@@ -1,7 +1,8 @@
 import CLuaShim
 import ResponderLua
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What reading one line gave.
@@ -85,7 +86,10 @@ enum ReplSignals {
 
     /// Takes (and clears) a Ctrl-C that arrived at the prompt.
     static func takePromptInterrupt() -> Bool {
-        if sigintAtPrompt != 0 { sigintAtPrompt = 0; return true }
+        if sigintAtPrompt != 0 {
+            sigintAtPrompt = 0
+            return true
+        }
         return false
     }
 }
@@ -113,7 +117,10 @@ final class PipedLineReader: ReplLineReader {
                 if end > start, buffer[end - 1] == 13 { end -= 1 }
                 let line = String(decoding: buffer[start..<end], as: UTF8.self)
                 start = nl + 1
-                if start > 65536 { buffer.removeFirst(start); start = 0 }
+                if start > 65536 {
+                    buffer.removeFirst(start)
+                    start = 0
+                }
                 return .line(line)
             }
             if atEOF {
@@ -149,7 +156,8 @@ private func editGlobal<T>(_ name: String, _ type: T.Type) -> UnsafeMutablePoint
     Libedit.shared?.global(name, type)
 }
 
-typealias CompletionFunction = @convention(c) (UnsafePointer<CChar>?, Int32, Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+typealias CompletionFunction =
+    @convention(c) (UnsafePointer<CChar>?, Int32, Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 typealias GetcFunction = @convention(c) (UnsafeMutablePointer<FILE>?) -> Int32
 
 /// Completion state for the C callbacks (one REPL per process).
@@ -159,7 +167,9 @@ nonisolated(unsafe) private var completionIndex = 0
 nonisolated(unsafe) private var completionOver: UnsafeMutablePointer<Int32>?
 nonisolated(unsafe) private var lineDiscarded = false
 
-private func replComplete(_ text: UnsafePointer<CChar>?, _ start: Int32, _ end: Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
+private func replComplete(_ text: UnsafePointer<CChar>?, _ start: Int32, _ end: Int32) -> UnsafeMutablePointer<
+    UnsafeMutablePointer<CChar>?
+>? {
     completionOver?.pointee = 1
     guard let text, let source = completionSource else { return nil }
     completionCandidates = source(String(cString: text))
@@ -203,9 +213,15 @@ private func replGetc(_ stream: UnsafeMutablePointer<FILE>?) -> Int32 {
     let extra: Int
     var value: Int32
     switch first {
-    case 0xC0..<0xE0: extra = 1; value = first & 0x1F
-    case 0xE0..<0xF0: extra = 2; value = first & 0x0F
-    case 0xF0..<0xF8: extra = 3; value = first & 0x07
+    case 0xC0..<0xE0:
+        extra = 1
+        value = first & 0x1F
+    case 0xE0..<0xF0:
+        extra = 2
+        value = first & 0x0F
+    case 0xF0..<0xF8:
+        extra = 3
+        value = first & 0x07
     default: return 0xFFFD
     }
     for _ in 0..<extra {
@@ -236,7 +252,8 @@ final class TerminalLineReader: ReplLineReader {
         editGlobal("rl_attempted_completion_function", CompletionFunction?.self)?.pointee = replComplete
         editGlobal("rl_completion_append_character", Int32.self)?.pointee = 0
         let breaks = " \t\n\"\\'`@$><=;|&{(),+-*/%^#~[]"
-        editGlobal("rl_basic_word_break_characters", UnsafePointer<CChar>?.self)?.pointee = UnsafePointer(strdup(breaks))
+        editGlobal("rl_basic_word_break_characters", UnsafePointer<CChar>?.self)?.pointee = UnsafePointer(
+            strdup(breaks))
         editGlobal("rl_completer_word_break_characters", UnsafeMutablePointer<CChar>?.self)?.pointee = strdup(breaks)
         _ = Libedit.shared?.initialize()
         Libedit.shared?.stifleHistory(1000)

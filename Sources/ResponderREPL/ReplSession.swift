@@ -1,8 +1,9 @@
 import CLua
 import CLuaShim
 import ResponderLua
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One REPL session over a scenario runtime, following `lua.c`: an entry is first compiled as
@@ -20,17 +21,17 @@ package final class ReplSession {
     public static let restartStatus: Int32 = 75
 
     static let help = """
-    Type Lua: expressions print their values, statements run; unfinished input continues on '>> '.
-      .help              this text
-      .tree [selector]   the mounted tree (or the subtree at selector) with each node's responders
-      .trace             the last dispatch's trace
-      .warnings          the recorded safety warnings
-      .reset             responder.reset(): clear the tree, warnings, alert, traces and clock
-      .load FILE         run a Lua file in this session
-      .quit              leave (Ctrl-D too)
-    Ctrl-C interrupts running code (or discards the line being typed). Tab completes globals,
-    fields (tbl.na<Tab>) and methods (node:tr<Tab>).
-    """
+        Type Lua: expressions print their values, statements run; unfinished input continues on '>> '.
+          .help              this text
+          .tree [selector]   the mounted tree (or the subtree at selector) with each node's responders
+          .trace             the last dispatch's trace
+          .warnings          the recorded safety warnings
+          .reset             responder.reset(): clear the tree, warnings, alert, traces and clock
+          .load FILE         run a Lua file in this session
+          .quit              leave (Ctrl-D too)
+        Ctrl-C interrupts running code (or discards the line being typed). Tab completes globals,
+        fields (tbl.na<Tab>) and methods (node:tr<Tab>).
+        """
 
     package init(runtime: LuaRuntime) {
         self.runtime = runtime
@@ -77,7 +78,10 @@ package final class ReplSession {
             case .line(let line):
                 if pending.isEmpty, let command = DotCommand(line) {
                     reader.remember(line)
-                    if !perform(command) { Console.flush(); return 0 }
+                    if !perform(command) {
+                        Console.flush()
+                        return 0
+                    }
                 } else {
                     enter(line)
                 }
@@ -108,7 +112,7 @@ package final class ReplSession {
     // MARK: - Entries
 
     private enum Compiled {
-        case ready      // the function is on the stack
+        case ready  // the function is on the stack
         case incomplete
         case failed(LuaFailure)
     }
@@ -185,7 +189,9 @@ package final class ReplSession {
             if let tb = Self.usefulTraceback(failure.traceback) { text += tb + "\n" }
             Console.error(text)
             if failure.kind == .timeout || failure.kind == .instructionLimit {
-                markStopped(failure.kind == .timeout ? "the time limit (--timeout)" : "the instruction limit (--max-instructions)", failure)
+                markStopped(
+                    failure.kind == .timeout
+                        ? "the time limit (--timeout)" : "the instruction limit (--max-instructions)", failure)
             }
         }
     }
@@ -223,7 +229,11 @@ package final class ReplSession {
         var lines: [Substring] = []
         for line in traceback.split(separator: "\n", omittingEmptySubsequences: true) {
             let t = line.drop(while: { $0 == "\t" || $0 == " " })
-            if t.hasPrefix("stack traceback:") || t.hasPrefix("[C]: in ?") || t.hasPrefix("stdin:") && t.hasSuffix("in main chunk") { continue }
+            if t.hasPrefix("stack traceback:") || t.hasPrefix("[C]: in ?")
+                || t.hasPrefix("stdin:") && t.hasSuffix("in main chunk")
+            {
+                continue
+            }
             if t.hasPrefix("[C]: in function 'error'") { continue }
             lines.append(line)
         }
@@ -272,7 +282,10 @@ package final class ReplSession {
         }
         pushHelper(name)
         var nargs: Int32 = 0
-        if let argument { runtime.pushString(argument); nargs = 1 }
+        if let argument {
+            runtime.pushString(argument)
+            nargs = 1
+        }
         if let failure = runtime.call(nargs, 2) {
             report(failure)
             return

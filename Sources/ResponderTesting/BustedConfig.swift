@@ -105,8 +105,11 @@ public struct BustedConfig: Sendable {
             case LUA_TSTRING:
                 if let s = rt.string(at: -1) { out[key] = .text(s) }
             case LUA_TNUMBER:
-                if lua_isinteger(L, -1) != 0 { out[key] = .text(String(lua_tointegerx(L, -1, nil))) }
-                else { out[key] = .text(String(lua_tonumberx(L, -1, nil))) }
+                if lua_isinteger(L, -1) != 0 {
+                    out[key] = .text(String(lua_tointegerx(L, -1, nil)))
+                } else {
+                    out[key] = .text(String(lua_tonumberx(L, -1, nil)))
+                }
             case LUA_TBOOLEAN:
                 out[key] = .flag(lua_toboolean(L, -1) != 0)
             case LUA_TTABLE:
@@ -116,7 +119,10 @@ public struct BustedConfig: Sendable {
                     for i in 1...count {
                         lua_rawgeti(L, -1, lua_Integer(i))
                         if lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER,
-                           let s = rt.string(at: -1) { items.append(s) }
+                            let s = rt.string(at: -1)
+                        {
+                            items.append(s)
+                        }
                         luashim_pop(L, 1)
                     }
                 }

@@ -13,8 +13,10 @@ public final class LuaPatternMatcher {
     public init(_ patterns: [String]) throws(LuaFailure) {
         runtime = try LuaRuntime(limits: LuaLimits(maxInstructions: 100_000_000, maxMemoryMiB: 64))
         self.patterns = patterns
-        if let failure = runtime.load(PackageResources.pattern_find_lua,
-                                      chunkname: TestFrameworkLua.chunkPrefix + "pattern_find.lua") {
+        if let failure = runtime.load(
+            PackageResources.pattern_find_lua,
+            chunkname: TestFrameworkLua.chunkPrefix + "pattern_find.lua")
+        {
             throw failure
         }
         lua_setglobal(runtime.L, "__find")

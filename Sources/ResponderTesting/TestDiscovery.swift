@@ -1,6 +1,7 @@
 import ResponderLua
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Finds the files `responder test` runs.
@@ -34,7 +35,7 @@ package enum TestDiscovery {
     }
 
     package static func discover(_ paths: [String], selection: Selection = Selection()) throws(Failure) -> [TestFile] {
-        var found: [String: Bool] = [:]   // path -> plain
+        var found: [String: Bool] = [:]  // path -> plain
         for raw in paths {
             let path = normalize(raw)
             if FileText.isDirectory(path) {

@@ -1,13 +1,14 @@
 import CLua
 import CLuaShim
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ResponderEngine
 import ResponderKit
 import ResponderLua
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The verdict of one test.
 public enum TestStatus: String, Sendable, Equatable {
@@ -45,9 +46,11 @@ public struct TestRecord: Sendable, Equatable {
     /// Seconds.
     public var duration: Double
 
-    public init(file: String, name: String, suite: String = "", test: String = "", status: TestStatus,
-                message: String? = nil, location: String? = nil, diff: String? = nil, trace: String? = nil,
-                traceback: String? = nil, note: String? = nil, duration: Double = 0) {
+    public init(
+        file: String, name: String, suite: String = "", test: String = "", status: TestStatus,
+        message: String? = nil, location: String? = nil, diff: String? = nil, trace: String? = nil,
+        traceback: String? = nil, note: String? = nil, duration: Double = 0
+    ) {
         self.file = file
         self.name = name
         self.suite = suite
@@ -120,8 +123,10 @@ public struct TestRunOptions: Sendable {
     /// busted's `-e`: Lua statements run in each spec file's state before the spec.
     public var statements: [String] = []
 
-    public init(limits: LuaLimits = .defaults, safety: String = "relaxed", filter: String? = nil,
-                updateSnapshots: Bool = false, seed: Int64? = nil) {
+    public init(
+        limits: LuaLimits = .defaults, safety: String = "relaxed", filter: String? = nil,
+        updateSnapshots: Bool = false, seed: Int64? = nil
+    ) {
         self.limits = limits
         self.safety = safety
         self.filters = filter.map { [$0] } ?? []
@@ -169,14 +174,17 @@ public enum TestFramework {
     /// Runs `path` and reports each test through `emit` as it finishes.
     /// A sandbox limit stops the file: the running test is reported as an error naming the limit.
     /// With `options.coverage`, `coverage` gets what the file exercised once it is done.
-    public static func runFile(_ path: String, plain: Bool, options: TestRunOptions,
-                               emit: @escaping (TestRecord) -> Void,
-                               coverage: ((CoverageData) -> Void)? = nil) {
+    public static func runFile(
+        _ path: String, plain: Bool, options: TestRunOptions,
+        emit: @escaping (TestRecord) -> Void,
+        coverage: ((CoverageData) -> Void)? = nil
+    ) {
         let session = TestSession(file: path, emit: emit)
         let runtime: LuaRuntime
         do {
-            var scenario = ScenarioOptions(limits: options.limits, seed: options.seed, safety: options.safety,
-                                           trace: false)
+            var scenario = ScenarioOptions(
+                limits: options.limits, seed: options.seed, safety: options.safety,
+                trace: false)
             scenario.coverage = options.coverage ? .linesAndResponders : .off
             runtime = try Scenario.makeRuntime(scenario)
         } catch {
@@ -204,19 +212,24 @@ public enum TestFramework {
         let start = now()
         do {
             try runtime.runFile(path)
-            session.emit(TestRecord(file: path, name: path, status: .passed, location: path + ":1", duration: now() - start))
+            session.emit(
+                TestRecord(file: path, name: path, status: .passed, location: path + ":1", duration: now() - start))
         } catch {
-            session.emit(TestRecord(file: path, name: path, status: .error, message: error.message,
-                                    location: location(in: error.message) ?? path + ":1",
-                                    traceback: error.traceback, duration: now() - start))
+            session.emit(
+                TestRecord(
+                    file: path, name: path, status: .error, message: error.message,
+                    location: location(in: error.message) ?? path + ":1",
+                    traceback: error.traceback, duration: now() - start))
         }
     }
 
     private static func runSpec(_ path: String, runtime: LuaRuntime, session: TestSession, options: TestRunOptions) {
         let L = runtime.L
         let fileError = { (message: String, traceback: String?) in
-            session.emit(TestRecord(file: path, name: "suite " + path, status: .error, message: message,
-                                    location: location(in: message) ?? path + ":0", traceback: traceback))
+            session.emit(
+                TestRecord(
+                    file: path, name: "suite " + path, status: .error, message: message,
+                    location: location(in: message) ?? path + ":0", traceback: traceback))
         }
         // The framework chunk, called with the host table, returns the runner.
         if let failure = TestFrameworkChunks.push("framework", runtime: runtime) {
@@ -303,8 +316,10 @@ public enum TestFramework {
             let loc = session.currentLocation ?? location(in: failure.message) ?? path + ":0"
             var message = failure.message
             if failure.isLimit { message += " (the rest of the file was not run)" }
-            session.emit(TestRecord(file: path, name: name, suite: "", test: name, status: .error,
-                                    message: message, location: loc, traceback: failure.isLimit ? nil : failure.traceback))
+            session.emit(
+                TestRecord(
+                    file: path, name: name, suite: "", test: name, status: .error,
+                    message: message, location: loc, traceback: failure.isLimit ? nil : failure.traceback))
         }
         lua_settop(L, 0)
     }
@@ -330,7 +345,9 @@ public enum TestFramework {
         while let colon = message[idx...].firstIndex(of: ":") {
             let after = message.index(after: colon)
             var end = after
-            while end < message.endIndex, message[end].isASCII, message[end].isNumber { end = message.index(after: end) }
+            while end < message.endIndex, message[end].isASCII, message[end].isNumber {
+                end = message.index(after: end)
+            }
             if end > after, end < message.endIndex, message[end] == ":" {
                 return String(message[..<end])
             }
@@ -341,7 +358,10 @@ public enum TestFramework {
     }
 
     private static func matches(_ name: String, _ filter: String, runtime: LuaRuntime) -> Bool {
-        guard runtime.loadHostChunk(TestFrameworkLua.filter, chunkname: TestFrameworkLua.chunkPrefix + "filter.lua") == nil else { return true }
+        guard
+            runtime.loadHostChunk(TestFrameworkLua.filter, chunkname: TestFrameworkLua.chunkPrefix + "filter.lua")
+                == nil
+        else { return true }
         runtime.pushString(name)
         runtime.pushString(filter)
         if runtime.call(2, 1) != nil { return true }
@@ -451,7 +471,8 @@ public enum TestFramework {
     /// environments). Only a Lua function whose first upvalue is `_ENV` is changed.
     static let setenvFunction: LuaSwiftFunction = { L in
         guard lua_type(L, 1) == LUA_TFUNCTION, lua_iscfunction(L, 1) == 0, lua_type(L, 2) == LUA_TTABLE,
-              let name = lua_getupvalue(L, 1, 1) else { return 0 }
+            let name = lua_getupvalue(L, 1, 1)
+        else { return 0 }
         luashim_pop(L, 1)
         guard String(cString: name) == "_ENV" else { return 0 }
         lua_pushvalue(L, 2)

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ResponderLua
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Child processes without Foundation: what `responder test` uses for its isolated workers,
 /// and what the CLI tests use to run the built binary.
@@ -57,8 +58,10 @@ public enum TestProcess {
     /// Spawns `path` with `arguments` (argv[0] included). `pipeInput` connects a pipe to fd 0;
     /// each fd in `captured` gets a pipe whose read end is returned; `redirects` are (from, to)
     /// dup2 pairs applied in the child after the pipes (e.g. (2, 1) sends stdout to stderr).
-    public static func spawn(_ path: String, _ arguments: [String], pipeInput: Bool, captured: [Int32],
-                             redirects: [(Int32, Int32)] = [], environment: [String]? = nil) -> Child? {
+    public static func spawn(
+        _ path: String, _ arguments: [String], pipeInput: Bool, captured: [Int32],
+        redirects: [(Int32, Int32)] = [], environment: [String]? = nil
+    ) -> Child? {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -84,7 +87,10 @@ public enum TestProcess {
         }
         var outputs: [Int32] = []
         for fd in captured {
-            guard let (r, w) = makePipe() else { cleanup(); return nil }
+            guard let (r, w) = makePipe() else {
+                cleanup()
+                return nil
+            }
             outputs.append(r)
             parentEnds.append(r)
             childEnds.append(w)
@@ -151,11 +157,16 @@ public enum TestProcess {
     }
 
     /// Runs a program to completion, capturing stdout and stderr (used by the CLI tests).
-    public static func run(_ path: String, _ arguments: [String], input: String? = nil,
-                           environment: [String]? = nil) -> Output? {
+    public static func run(
+        _ path: String, _ arguments: [String], input: String? = nil,
+        environment: [String]? = nil
+    ) -> Output? {
         ignoreBrokenPipes()
-        guard let child = spawn(path, [path] + arguments, pipeInput: true, captured: [1, 2],
-                                environment: environment) else { return nil }
+        guard
+            let child = spawn(
+                path, [path] + arguments, pipeInput: true, captured: [1, 2],
+                environment: environment)
+        else { return nil }
         if let input { writeAll(child.input, Array(input.utf8)) }
         close(child.input)
         var buffers: [[UInt8]] = [[], []]
@@ -164,7 +175,10 @@ public enum TestProcess {
         while !open.isEmpty {
             var pfds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             let r = poll(&pfds, nfds_t(pfds.count), -1)
-            if r < 0 { if errno == EINTR { continue }; break }
+            if r < 0 {
+                if errno == EINTR { continue }
+                break
+            }
             for p in pfds where p.revents != 0 {
                 let n = chunk.withUnsafeMutableBytes { read(p.fd, $0.baseAddress, $0.count) }
                 if n > 0 {
@@ -177,7 +191,8 @@ public enum TestProcess {
             }
         }
         let t = wait(child.pid)
-        return Output(termination: t, stdout: String(decoding: buffers[0], as: UTF8.self),
-                      stderr: String(decoding: buffers[1], as: UTF8.self))
+        return Output(
+            termination: t, stdout: String(decoding: buffers[0], as: UTF8.self),
+            stderr: String(decoding: buffers[1], as: UTF8.self))
     }
 }

@@ -24,19 +24,22 @@ enum TestProtocol {
     }
 
     static func encode(_ r: TestRecord) -> String {
-        let fields = [opt(r.name), opt(r.suite), opt(r.test), r.status.rawValue, opt(r.message), opt(r.location),
-                      opt(r.diff), opt(r.trace), opt(r.traceback), opt(r.note), String(r.duration),
-                      opt(r.warnings.isEmpty ? nil : r.warnings.joined(separator: "\n"))]
+        let fields = [
+            opt(r.name), opt(r.suite), opt(r.test), r.status.rawValue, opt(r.message), opt(r.location),
+            opt(r.diff), opt(r.trace), opt(r.traceback), opt(r.note), String(r.duration),
+            opt(r.warnings.isEmpty ? nil : r.warnings.joined(separator: "\n")),
+        ]
         return "R\t" + fields.joined(separator: "\t") + "\n"
     }
 
     static func decode(_ line: Substring, file: String) -> TestRecord? {
         let f = line.split(separator: "\t", omittingEmptySubsequences: false)
         guard f.count == 13, f[0] == "R", let status = TestStatus(rawValue: String(f[4])) else { return nil }
-        var record = TestRecord(file: file, name: unopt(f[1]) ?? "?", suite: unopt(f[2]) ?? "", test: unopt(f[3]) ?? "",
-                                status: status, message: unopt(f[5]), location: unopt(f[6]), diff: unopt(f[7]),
-                                trace: unopt(f[8]), traceback: unopt(f[9]), note: unopt(f[10]),
-                                duration: Double(String(f[11])) ?? 0)
+        var record = TestRecord(
+            file: file, name: unopt(f[1]) ?? "?", suite: unopt(f[2]) ?? "", test: unopt(f[3]) ?? "",
+            status: status, message: unopt(f[5]), location: unopt(f[6]), diff: unopt(f[7]),
+            trace: unopt(f[8]), traceback: unopt(f[9]), note: unopt(f[10]),
+            duration: Double(String(f[11])) ?? 0)
         if let warnings = unopt(f[12]) { record.warnings = warnings.split(separator: "\n").map(String.init) }
         return record
     }

@@ -57,10 +57,15 @@ package enum TestReport {
         if let m = r.message { out += indent(m, "  ") + "\n" }
         if let d = r.diff {
             for line in d.split(separator: "\n", omittingEmptySubsequences: false) {
-                if line.hasPrefix("---") || line.hasPrefix("+++") { out += "  " + st.bold(String(line)) + "\n" }
-                else if line.hasPrefix("-") { out += "  " + st.red(String(line)) + "\n" }
-                else if line.hasPrefix("+") { out += "  " + st.green(String(line)) + "\n" }
-                else { out += "  " + line + "\n" }
+                if line.hasPrefix("---") || line.hasPrefix("+++") {
+                    out += "  " + st.bold(String(line)) + "\n"
+                } else if line.hasPrefix("-") {
+                    out += "  " + st.red(String(line)) + "\n"
+                } else if line.hasPrefix("+") {
+                    out += "  " + st.green(String(line)) + "\n"
+                } else {
+                    out += "  " + line + "\n"
+                }
             }
         }
         if let t = r.trace, !t.isEmpty {
@@ -114,8 +119,10 @@ package enum TestReport {
             for r in failures { out += failureBlock(r, st) + "\n" }
         }
         if failures.isEmpty && !(skipped.isEmpty && notes.isEmpty && warnings.isEmpty) { out += "\n" }
-        out += st.dim("\(records.count) \(records.count == 1 ? "test" : "tests") in \(formatSeconds(duration))"
-            + warningCount(records)) + "\n"
+        out +=
+            st.dim(
+                "\(records.count) \(records.count == 1 ? "test" : "tests") in \(formatSeconds(duration))"
+                    + warningCount(records)) + "\n"
         return out
     }
 
@@ -193,20 +200,28 @@ package enum TestReport {
         var all = TestSummary()
         for r in records { all.add(r) }
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<testsuites name=\"responder test\" tests=\"\(all.total)\" failures=\"\(all.failed)\" errors=\"\(all.errors)\" skipped=\"\(all.skipped)\" time=\"\(seconds(duration))\">\n"
+        out +=
+            "<testsuites name=\"responder test\" tests=\"\(all.total)\" failures=\"\(all.failed)\" errors=\"\(all.errors)\" skipped=\"\(all.skipped)\" time=\"\(seconds(duration))\">\n"
         var byFile: [String: [TestRecord]] = [:]
         for r in records { byFile[r.file, default: []].append(r) }
         for file in files {
             let rs = byFile[file] ?? []
             var s = TestSummary()
             var time = 0.0
-            for r in rs { s.add(r); time += r.duration }
-            out += "  <testsuite name=\"\(xml(file))\" tests=\"\(s.total)\" failures=\"\(s.failed)\" errors=\"\(s.errors)\" skipped=\"\(s.skipped)\" time=\"\(seconds(time))\">\n"
+            for r in rs {
+                s.add(r)
+                time += r.duration
+            }
+            out +=
+                "  <testsuite name=\"\(xml(file))\" tests=\"\(s.total)\" failures=\"\(s.failed)\" errors=\"\(s.errors)\" skipped=\"\(s.skipped)\" time=\"\(seconds(time))\">\n"
             for r in rs {
                 let classname = r.suite.isEmpty ? file : file + " > " + r.suite
                 let name = r.test.isEmpty ? r.name : r.test
-                out += "    <testcase classname=\"\(xml(classname))\" name=\"\(xml(name))\" file=\"\(xml(file))\" time=\"\(seconds(r.duration))\""
-                let systemErr = r.warnings.isEmpty ? ""
+                out +=
+                    "    <testcase classname=\"\(xml(classname))\" name=\"\(xml(name))\" file=\"\(xml(file))\" time=\"\(seconds(r.duration))\""
+                let systemErr =
+                    r.warnings.isEmpty
+                    ? ""
                     : "      <system-err>\(xml(r.warnings.joined(separator: "\n")))</system-err>\n"
                 switch r.status {
                 case .passed:
@@ -220,13 +235,15 @@ package enum TestReport {
                     // the location once: an error's message may already start with it
                     var message = r.message ?? ""
                     if message.hasPrefix(loc + ": ") { message = String(message.dropFirst(loc.count + 2)) }
-                    let first = (message.isEmpty ? tag : message).split(separator: "\n", omittingEmptySubsequences: false)
+                    let first =
+                        (message.isEmpty ? tag : message).split(separator: "\n", omittingEmptySubsequences: false)
                         .first.map(String.init) ?? tag
                     var body = loc + ": " + message
                     if let d = r.diff { body += "\n" + d }
                     if let t = r.trace { body += "\ntrace:\n" + t }
                     if let tb = r.traceback { body += "\n" + tb }
-                    out += ">\n      <\(tag) message=\"\(xml(loc + ": " + first))\" type=\"\(r.status == .failed ? "AssertionError" : "Error")\">\(xml(body))</\(tag)>\n"
+                    out +=
+                        ">\n      <\(tag) message=\"\(xml(loc + ": " + first))\" type=\"\(r.status == .failed ? "AssertionError" : "Error")\">\(xml(body))</\(tag)>\n"
                 }
                 out += systemErr
                 out += "    </testcase>\n"
@@ -247,7 +264,8 @@ package enum TestReport {
         for r in records { s.add(r) }
         // failures and errors counted as JUnit counts them: apart
         let warningTotal = records.reduce(0) { $0 + $1.warnings.count }
-        var out = "{\n  \"summary\": {\"passed\": \(s.passed), \"failed\": \(s.failed), \"errors\": \(s.errors), \"skipped\": \(s.skipped), \"warnings\": \(warningTotal), \"duration\": \(seconds(duration))},\n  \"tests\": ["
+        var out =
+            "{\n  \"summary\": {\"passed\": \(s.passed), \"failed\": \(s.failed), \"errors\": \(s.errors), \"skipped\": \(s.skipped), \"warnings\": \(warningTotal), \"duration\": \(seconds(duration))},\n  \"tests\": ["
         for (i, r) in records.enumerated() {
             out += i == 0 ? "\n" : ",\n"
             var fields = [
@@ -263,7 +281,9 @@ package enum TestReport {
             if let v = r.trace { fields.append("\"trace\": \(jsonString(v))") }
             if let v = r.traceback { fields.append("\"traceback\": \(jsonString(v))") }
             if let v = r.note { fields.append("\"note\": \(jsonString(v))") }
-            if !r.warnings.isEmpty { fields.append("\"warnings\": [" + r.warnings.map(jsonString).joined(separator: ", ") + "]") }
+            if !r.warnings.isEmpty {
+                fields.append("\"warnings\": [" + r.warnings.map(jsonString).joined(separator: ", ") + "]")
+            }
             fields.append("\"duration\": \(seconds(r.duration))")
             out += "    {" + fields.joined(separator: ", ") + "}"
         }

@@ -1,7 +1,8 @@
 import CLuaShim
 import ResponderLua
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One file to run.
@@ -29,12 +30,15 @@ package enum TestWorker {
                 let path = String(line.dropFirst(2))
                 // Testing aid: lets the CLI tests check that a crashed worker costs one file only.
                 if let crash = crashTrigger, path.contains(crash) { kill(getpid(), SIGKILL) }
-                TestFramework.runFile(path, plain: plain, options: options, emit: { record in
-                    TestProcess.writeAll(TestProtocol.resultFD, Array(TestProtocol.encode(record).utf8))
-                }, coverage: { data in
-                    let text = data.wireLines().map { $0 + "\n" }.joined()
-                    TestProcess.writeAll(TestProtocol.resultFD, Array(text.utf8))
-                })
+                TestFramework.runFile(
+                    path, plain: plain, options: options,
+                    emit: { record in
+                        TestProcess.writeAll(TestProtocol.resultFD, Array(TestProtocol.encode(record).utf8))
+                    },
+                    coverage: { data in
+                        let text = data.wireLines().map { $0 + "\n" }.joined()
+                        TestProcess.writeAll(TestProtocol.resultFD, Array(text.utf8))
+                    })
                 Console.flush()
                 if !TestProcess.writeAll(TestProtocol.resultFD, Array("E\n".utf8)) { exit(0) }
                 continue
@@ -88,18 +92,22 @@ package final class TestWorkerPool {
     /// `coverage` each coverage line (`C…`) a worker sent. `stop` is asked after each finished
     /// file: when it answers true, no further file starts (busted's `--no-keep-going`); files not
     /// started are not reported.
-    package func run(_ files: [TestFile], record: (Int, TestRecord) -> Void, done: (Int) -> Void,
-                     coverage: (String) -> Void = { _ in }, stop: () -> Bool = { false }) {
+    package func run(
+        _ files: [TestFile], record: (Int, TestRecord) -> Void, done: (Int) -> Void,
+        coverage: (String) -> Void = { _ in }, stop: () -> Bool = { false }
+    ) {
         TestProcess.ignoreBrokenPipes()
         var next = 0
         var stopped = false
         var workers: [Worker] = []
 
         func spawnWorker() -> Worker? {
-            guard let child = TestProcess.spawn(
-                executable, [executable, "test", "--worker"] + workerArguments,
-                pipeInput: true, captured: [TestProtocol.resultFD],
-                redirects: stdoutToStderr ? [(2, 1)] : [], environment: environment) else { return nil }
+            guard
+                let child = TestProcess.spawn(
+                    executable, [executable, "test", "--worker"] + workerArguments,
+                    pipeInput: true, captured: [TestProtocol.resultFD],
+                    redirects: stdoutToStderr ? [(2, 1)] : [], environment: environment)
+            else { return nil }
             return Worker(pid: child.pid, input: child.input, output: child.outputs[0])
         }
 
@@ -129,9 +137,12 @@ package final class TestWorkerPool {
         if workers.isEmpty && next < files.count {
             // Could not start any worker: report every file.
             for i in next..<files.count {
-                record(i, TestRecord(file: files[i].path, name: files[i].path, status: .error,
-                                     message: "could not start a test worker (\(String(cString: strerror(errno))))",
-                                     location: files[i].path + ":0"))
+                record(
+                    i,
+                    TestRecord(
+                        file: files[i].path, name: files[i].path, status: .error,
+                        message: "could not start a test worker (\(String(cString: strerror(errno))))",
+                        location: files[i].path + ":0"))
                 done(i)
             }
             return
@@ -146,8 +157,10 @@ package final class TestWorkerPool {
                 break
             }
             let now = TestFramework.now()
-            for wi in workers.indices where workers[wi].current != nil && !workers[wi].killed
-                && now - workers[wi].started > hardLimit {
+            for wi in workers.indices
+            where workers[wi].current != nil && !workers[wi].killed
+                && now - workers[wi].started > hardLimit
+            {
                 // the worker did not end the file itself: stop it (its pipe then reports EOF)
                 workers[wi].killed = true
                 kill(workers[wi].pid, SIGKILL)
@@ -196,12 +209,17 @@ package final class TestWorkerPool {
                     if let words = w.lastWords {
                         message = words + " (the rest of the file was not run)"
                     } else if w.killed {
-                        message = "time limit exceeded: \(path) ran for more than \(Int(hardLimit)) s and its worker was stopped (the rest of the file was not run)"
+                        message =
+                            "time limit exceeded: \(path) ran for more than \(Int(hardLimit)) s and its worker was stopped (the rest of the file was not run)"
                     } else {
-                        message = "the test worker crashed (\(how)) while running \(path); the other files were not affected"
+                        message =
+                            "the test worker crashed (\(how)) while running \(path); the other files were not affected"
                     }
-                    record(cur, TestRecord(file: path, name: path, status: .error, message: message,
-                                           location: TestFramework.location(in: message) ?? path + ":0"))
+                    record(
+                        cur,
+                        TestRecord(
+                            file: path, name: path, status: .error, message: message,
+                            location: TestFramework.location(in: message) ?? path + ":0"))
                     done(cur)
                 }
                 if next < files.count, !stopped, var fresh = spawnWorker() {
@@ -219,8 +237,11 @@ package final class TestWorkerPool {
         while next < files.count && !stopped {
             let i = next
             next += 1
-            record(i, TestRecord(file: files[i].path, name: files[i].path, status: .error,
-                                 message: "could not start a test worker", location: files[i].path + ":0"))
+            record(
+                i,
+                TestRecord(
+                    file: files[i].path, name: files[i].path, status: .error,
+                    message: "could not start a test worker", location: files[i].path + ":0"))
             done(i)
         }
     }

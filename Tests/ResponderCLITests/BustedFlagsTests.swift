@@ -1,7 +1,8 @@
-import Testing
 import ResponderLua
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// busted's command-line flags and `.busted` files under `responder test` (SPEC §3.7).
@@ -10,17 +11,18 @@ struct BustedFlagsTests {
     typealias H = TestCmdHarness
 
     private static let tagged = """
-    describe("api #slow", function()
-      it("one #net", function() end)
-      it("two", function() end)
-    end)
-    it("three #net", function() end)
-    it("four", function() end)
-    """
+        describe("api #slow", function()
+          it("one #net", function() end)
+          it("two", function() end)
+        end)
+        it("three #net", function() end)
+        it("four", function() end)
+        """
 
     /// The full names of the tests a JSON report lists, in order (one record per line).
     private func names(_ json: String) -> [String] {
-        let open = Array("\"name\": \"".utf8), close = Array("\", \"suite\"".utf8)
+        let open = Array("\"name\": \"".utf8)
+        let close = Array("\", \"suite\"".utf8)
         func find(_ needle: [UInt8], in hay: [UInt8], from: Int) -> Int? {
             guard hay.count >= needle.count, from <= hay.count - needle.count else { return nil }
             for i in from...(hay.count - needle.count) where Array(hay[i..<i + needle.count]) == needle { return i }
@@ -29,13 +31,16 @@ struct BustedFlagsTests {
         return json.split(separator: "\n").compactMap { line -> String? in
             let bytes = Array(line.utf8)
             guard let a = find(open, in: bytes, from: 0),
-                  let b = find(close, in: bytes, from: a + open.count) else { return nil }
+                let b = find(close, in: bytes, from: a + open.count)
+            else { return nil }
             return String(decoding: bytes[(a + open.count)..<b], as: UTF8.self)
         }
     }
 
     @Test func outputTAPIsBustedsHandlerNotAFile() throws {
-        let dir = try H.folder(["a_spec.lua": "it('x', function() end)\nit('y', function() assert.is_true(false) end)\n"])
+        let dir = try H.folder([
+            "a_spec.lua": "it('x', function() end)\nit('y', function() assert.is_true(false) end)\n"
+        ])
         let r = try H.run(dir, ["--output=TAP"])
         #expect(r.status == 1)
         #expect(H.contains(r.stdout, "ok 1 - x"))
@@ -71,7 +76,8 @@ struct BustedFlagsTests {
         // no path: spec/ when it exists, *_spec.lua by default
         #expect(names(try H.run(dir, ["--format", "json"]).stdout) == ["b"])
         #expect(names(try H.run(dir, ["-p", "_test", "--format", "json"]).stdout) == ["a"])
-        #expect(names(try H.run(dir, ["--pattern=%.lua$", "--exclude-pattern", "^b", "--format", "json"]).stdout) == ["a"])
+        #expect(
+            names(try H.run(dir, ["--pattern=%.lua$", "--exclude-pattern", "^b", "--format", "json"]).stdout) == ["a"])
         let twice = try H.run(dir, ["--repeat", "2", "--format", "json"])
         #expect(names(twice.stdout) == ["b", "b"])
         let list = try H.run(dir, ["--list"])
@@ -97,7 +103,8 @@ struct BustedFlagsTests {
             """,
         ])
         #expect(names(try H.run(dir, ["--format", "json"]).stdout) == ["fast one #fast"])
-        #expect(names(try H.run(dir, ["-r", "everything", "--format", "json"]).stdout) == ["fast one #fast", "slow one"])
+        #expect(
+            names(try H.run(dir, ["-r", "everything", "--format", "json"]).stdout) == ["fast one #fast", "slow one"])
         // the command line wins over the task
         #expect(names(try H.run(dir, ["--tags", "none", "--format", "json"]).stdout) == [])
         let missing = try H.run(dir, ["--run", "nope"])
@@ -117,8 +124,12 @@ struct BustedFlagsTests {
             it("statement", function() assert.equal(7, from_e) end)
             """,
         ])
-        let r = try H.run(dir, ["--lpath", "vendor/?.lua;vendor/?.so", "--cpath", "vendor/?.so",
-                                "--helper", "helper.lua", "-e", "from_e = 7", "--format", "json"])
+        let r = try H.run(
+            dir,
+            [
+                "--lpath", "vendor/?.lua;vendor/?.so", "--cpath", "vendor/?.so",
+                "--helper", "helper.lua", "-e", "from_e = 7", "--format", "json",
+            ])
         #expect(r.status == 0)
         #expect(names(r.stdout).count == 4)
     }
@@ -153,8 +164,10 @@ struct BustedFlagsTests {
     @Test func shuffleSortSeedAndKeepGoing() throws {
         var body = ""
         for i in 1...8 { body += "it('t\(i)', function() end)\n" }
-        let dir = try H.folder(["s_spec.lua": body, "z_spec.lua": "it('zz', function() error('boom') end)\n",
-                                "a_spec.lua": "it('aa', function() error('first') end)\n"])
+        let dir = try H.folder([
+            "s_spec.lua": body, "z_spec.lua": "it('zz', function() error('boom') end)\n",
+            "a_spec.lua": "it('aa', function() error('first') end)\n",
+        ])
         let sorted = ["aa", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "zz"]
         let a = names(try H.run(dir, ["--shuffle-tests", "--seed", "7", "--jobs", "1", "--format", "json"]).stdout)
         let b = names(try H.run(dir, ["--shuffle-tests", "--seed", "7", "--jobs", "1", "--format", "json"]).stdout)
@@ -172,10 +185,12 @@ struct BustedFlagsTests {
     @Test func helpListsBustedsFlags() throws {
         let dir = try H.folder([:])
         let r = try H.run(dir, ["--help"])
-        for flag in ["--output", "--output-file", "--pattern", "--exclude-pattern", "--tags", "--exclude-tags",
-                     "--filter-out", "--lpath", "--cpath", "--helper", "--run", "--config-file", "--repeat",
-                     "--seed", "--shuffle", "--shuffle-files", "--shuffle-tests", "--sort", "--list",
-                     "--keep-going", "--exit-on-failure", "--lazy", "--suppress-pending"] {
+        for flag in [
+            "--output", "--output-file", "--pattern", "--exclude-pattern", "--tags", "--exclude-tags",
+            "--filter-out", "--lpath", "--cpath", "--helper", "--run", "--config-file", "--repeat",
+            "--seed", "--shuffle", "--shuffle-files", "--shuffle-tests", "--sort", "--list",
+            "--keep-going", "--exit-on-failure", "--lazy", "--suppress-pending",
+        ] {
             #expect(H.contains(r.stdout, flag), "missing \(flag)")
         }
     }

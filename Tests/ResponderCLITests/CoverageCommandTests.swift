@@ -1,8 +1,9 @@
 import ResponderLua
 import ResponderTesting
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // `--coverage` end to end: LCOV that Debian's lcov/genhtml read without a warning, merged across
@@ -24,50 +25,50 @@ enum CoverageHarness: ResponderHarness {
 }
 
 private let screen = """
-local Ping = Event "Ping"
-local Pong = Event "Pong"
-local M = {}
-function M.build()
-  local root = View "Root" { View "Item" { id = "a" }, View "Item" { id = "b" } }
-  root:triggers(Ping, Pong)
-  root:handleEvent(Ping, function() end)
-  root:handleEvent(Pong, function()
-    return true
-  end)
-  root:find("#a"):onTapGesture { trigger = Ping() }
-  root:find("#b"):onTapGesture { trigger = Ping() }
-  local t = {
-    1,
-    2,
-  }
-  return root
-end
-function M.never()
-  local x = 1
-  return x
-end
-return M
-"""
+    local Ping = Event "Ping"
+    local Pong = Event "Pong"
+    local M = {}
+    function M.build()
+      local root = View "Root" { View "Item" { id = "a" }, View "Item" { id = "b" } }
+      root:triggers(Ping, Pong)
+      root:handleEvent(Ping, function() end)
+      root:handleEvent(Pong, function()
+        return true
+      end)
+      root:find("#a"):onTapGesture { trigger = Ping() }
+      root:find("#b"):onTapGesture { trigger = Ping() }
+      local t = {
+        1,
+        2,
+      }
+      return root
+    end
+    function M.never()
+      local x = 1
+      return x
+    end
+    return M
+    """
 
 private let specA = """
-local screen = require "screen"
-describe("a", function()
-  it("taps a", function()
-    local root = screen.build()
-    mount(root)
-    tap(root:find("#a"))
-  end)
-end)
-"""
+    local screen = require "screen"
+    describe("a", function()
+      it("taps a", function()
+        local root = screen.build()
+        mount(root)
+        tap(root:find("#a"))
+      end)
+    end)
+    """
 
 private let specB = """
-local screen = require "screen"
-describe("b", function()
-  it("builds", function()
-    mount(screen.build())
-  end)
-end)
-"""
+    local screen = require "screen"
+    describe("b", function()
+      it("builds", function()
+        mount(screen.build())
+      end)
+    end)
+    """
 
 @Suite("coverage")
 struct CoverageCommandTests {
@@ -79,7 +80,9 @@ struct CoverageCommandTests {
         #expect(out.status == 0, "\(out.stdout)\(out.stderr)")
         let lcov = H.read(dir + "/coverage/lcov.info") ?? ""
         // user files only, relative paths, empty test names
-        #expect(H.contains(lcov, "SF:screen.lua\n") && H.contains(lcov, "SF:a_spec.lua\n") && H.contains(lcov, "SF:b_spec.lua\n"))
+        #expect(
+            H.contains(lcov, "SF:screen.lua\n") && H.contains(lcov, "SF:a_spec.lua\n")
+                && H.contains(lcov, "SF:b_spec.lua\n"))
         #expect(!H.contains(lcov, "responder.kit") && !H.contains(lcov, "responder test"))
         #expect(!H.contains(lcov, "TN:a") && H.contains(lcov, "TN:\n"))
         // responders at their registration line; the Pong handler never ran
@@ -124,7 +127,9 @@ struct CoverageCommandTests {
     }
 
     @Test func runCoverageWritesTheDefaultFileAndJSON() throws {
-        let dir = try H.folder(["screen.lua": screen, "main.lua": "local s = require 'screen'\nmount(s.build())\nprint('ok')\n"])
+        let dir = try H.folder([
+            "screen.lua": screen, "main.lua": "local s = require 'screen'\nmount(s.build())\nprint('ok')\n",
+        ])
         let out = try H.run(dir, ["run", "main.lua", "--coverage"])
         #expect(out.status == 0 && out.stdout == "ok\n")
         #expect(H.contains(out.stderr, "Coverage (coverage/lcov.info):"))

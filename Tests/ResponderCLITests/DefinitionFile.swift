@@ -28,7 +28,9 @@ struct DefinitionFile {
                 continue
             }
             if let cls = currentClass, let rest = Self.after("---@field ", in: line) {
-                if let field = Self.identifier(at: rest) ?? Self.quotedKey(at: rest) { classes[cls]?.fields.append(field) }
+                if let field = Self.identifier(at: rest) ?? Self.quotedKey(at: rest) {
+                    classes[cls]?.fields.append(field)
+                }
                 continue
             }
             if !line.hasPrefix("---") { currentClass = nil }
@@ -36,10 +38,12 @@ struct DefinitionFile {
                 moduleFields.insert(name)
             } else if let rest = Self.after("responder.", in: line), let name = Self.identifier(at: rest, then: " =") {
                 moduleFields.insert(name)
-            } else if let rest = Self.after("function Node:", in: line), let name = Self.identifier(at: rest, then: "(") {
+            } else if let rest = Self.after("function Node:", in: line), let name = Self.identifier(at: rest, then: "(")
+            {
                 nodeMethods.insert(name)
             } else if let rest = Self.after("function assert.", in: line) ?? Self.after("function assert:", in: line),
-                      let name = Self.identifier(at: rest, then: "(") {
+                let name = Self.identifier(at: rest, then: "(")
+            {
                 assertFunctions.insert(name)
             } else if let rest = Self.after("function ", in: line), let name = Self.identifier(at: rest, then: "(") {
                 globals.insert(name)

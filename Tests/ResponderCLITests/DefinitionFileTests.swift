@@ -1,9 +1,11 @@
-@testable import ResponderKit
-@testable import ResponderLua
 import ResponderTesting
 import Testing
+
+@testable import ResponderKit
+@testable import ResponderLua
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // The editor files (`scripts/types/responder.lua` for lua-language-server, `scripts/types/luacheckrc.lua`
@@ -20,7 +22,8 @@ enum TypesHarness: ResponderHarness {
     static func run(_ args: [String], in dir: String) throws -> String {
         let out = try shell(args, in: dir, prefix: "")
         guard out.termination == .exited(0) else {
-            throw HarnessFailure(description: "responder \(args.joined(separator: " ")) failed: \(out.stdout)\n\(out.stderr)")
+            throw HarnessFailure(
+                description: "responder \(args.joined(separator: " ")) failed: \(out.stdout)\n\(out.stderr)")
         }
         return out.stdout
     }
@@ -59,51 +62,51 @@ private let probedKinds: [(kind: String, className: String)] = [
 private func runProbe(candidates: [String]) -> String {
     let list = candidates.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
     return """
-    for k in pairs(_G) do print("global\\t" .. k) end
-    for k in pairs(require "responder") do print("module\\t" .. k) end
-    local candidates = { \(list) }
-    local s, n, b = State("x"), State(1), State(true)
-    local nodes = {
-      View = View "V" { id = "v" },
-      AsyncButton = AsyncButton "A" { id = "a", action = function() end },
-      Button = Button "B" { id = "b", action = function() end },
-      TextField = TextField "T" { id = "t", text = s:binding() },
-      SecureField = SecureField "S" { id = "s", text = s:binding() },
-      Slider = Slider "Sl" { id = "sl", value = n:binding(), range = { 0, 10 }, step = 1 },
-      Stepper = Stepper "St" { id = "st", value = n:binding(), range = { 0, 10 }, step = 1 },
-      Toggle = Toggle "To" { id = "to", isOn = b:binding() },
-      SegmentedControl = SegmentedControl "Sc" { id = "sc", segments = { { title = "one" }, { title = "two" } } },
-    }
-    local root = View "Root" {}
-    for _, node in pairs(nodes) do root:add(node) end
-    mount(root)
-    selectSegment(nodes.SegmentedControl, 1)
-    for kind, node in pairs(nodes) do
-      for _, name in ipairs(candidates) do
-        local v = node[name]
-        if v ~= nil and type(v) ~= "function" then print("field\\t" .. kind .. "." .. name) end
-      end
-    end
-    """
+        for k in pairs(_G) do print("global\\t" .. k) end
+        for k in pairs(require "responder") do print("module\\t" .. k) end
+        local candidates = { \(list) }
+        local s, n, b = State("x"), State(1), State(true)
+        local nodes = {
+          View = View "V" { id = "v" },
+          AsyncButton = AsyncButton "A" { id = "a", action = function() end },
+          Button = Button "B" { id = "b", action = function() end },
+          TextField = TextField "T" { id = "t", text = s:binding() },
+          SecureField = SecureField "S" { id = "s", text = s:binding() },
+          Slider = Slider "Sl" { id = "sl", value = n:binding(), range = { 0, 10 }, step = 1 },
+          Stepper = Stepper "St" { id = "st", value = n:binding(), range = { 0, 10 }, step = 1 },
+          Toggle = Toggle "To" { id = "to", isOn = b:binding() },
+          SegmentedControl = SegmentedControl "Sc" { id = "sc", segments = { { title = "one" }, { title = "two" } } },
+        }
+        local root = View "Root" {}
+        for _, node in pairs(nodes) do root:add(node) end
+        mount(root)
+        selectSegment(nodes.SegmentedControl, 1)
+        for kind, node in pairs(nodes) do
+          for _, name in ipairs(candidates) do
+            local v = node[name]
+            if v ~= nil and type(v) ~= "function" then print("field\\t" .. kind .. "." .. name) end
+          end
+        end
+        """
 }
 
 /// A spec printing `testglobal NAME` for every name a test sees that is not the plain global (or is
 /// not one), and luassert's registered `assertion`s and `modifier`s and the `assertfield`s of `assert`.
 private let testProbe = """
-describe("probe", function()
-  it("lists", function()
-    for k, v in pairs(_ENV) do
-      if rawget(_G, k) ~= v then print("testglobal\\t" .. k) end
-    end
-    -- an unknown assertion name loads every lazily loaded part (assertions live in several)
-    pcall(function() assert.is_no_such_assertion(1) end)
-    local namespaces = require "luassert.namespaces"
-    for k in pairs(namespaces.assertion) do print("assertion\\t" .. k) end
-    for k in pairs(namespaces.modifier) do print("modifier\\t" .. k) end
-    for k in pairs(assert) do print("assertfield\\t" .. k) end
-  end)
-end)
-"""
+    describe("probe", function()
+      it("lists", function()
+        for k, v in pairs(_ENV) do
+          if rawget(_G, k) ~= v then print("testglobal\\t" .. k) end
+        end
+        -- an unknown assertion name loads every lazily loaded part (assertions live in several)
+        pcall(function() assert.is_no_such_assertion(1) end)
+        local namespaces = require "luassert.namespaces"
+        for k in pairs(namespaces.assertion) do print("assertion\\t" .. k) end
+        for k in pairs(namespaces.modifier) do print("modifier\\t" .. k) end
+        for k in pairs(assert) do print("assertfield\\t" .. k) end
+      end)
+    end)
+    """
 
 /// The runtime's names, enumerated.
 struct RuntimeNames {
@@ -117,7 +120,9 @@ struct RuntimeNames {
     var readableFields: Set<String>
 
     static func enumerate(candidateFields: [String]) throws -> RuntimeNames {
-        let dir = try TypesHarness.folder(["probe.lua": runProbe(candidates: candidateFields), "probe_spec.lua": testProbe])
+        let dir = try TypesHarness.folder([
+            "probe.lua": runProbe(candidates: candidateFields), "probe_spec.lua": testProbe,
+        ])
         let run = try TypesHarness.run(["run", "probe.lua"], in: dir)
         let test = try TypesHarness.run(["test", "probe_spec.lua"], in: dir)
         let globals = TypesHarness.names(run, "global").subtracting(luaNames)
@@ -157,16 +162,21 @@ private func resolves(_ name: String, words known: Set<String>) -> Bool {
     reachable[0] = true
     for end in 1...words.count {
         for start in 0..<end where reachable[start] {
-            if known.contains(words[start..<end].joined(separator: "_")) { reachable[end] = true; break }
+            if known.contains(words[start..<end].joined(separator: "_")) {
+                reachable[end] = true
+                break
+            }
         }
     }
     return reachable[words.count]
 }
 
 /// "missing …; extra …" for two sets, empty when equal.
-private func difference(_ runtime: Set<String>, _ declared: Set<String>, _ what: String,
-                        has: String = "the runtime has", lacks: String = "the file does not declare",
-                        declares: String = "the file declares", lacksToo: String = "the runtime does not have") -> String {
+private func difference(
+    _ runtime: Set<String>, _ declared: Set<String>, _ what: String,
+    has: String = "the runtime has", lacks: String = "the file does not declare",
+    declares: String = "the file declares", lacksToo: String = "the runtime does not have"
+) -> String {
     var parts: [String] = []
     let missing = runtime.subtracting(declared).sorted()
     let extra = declared.subtracting(runtime).sorted()
@@ -203,7 +213,8 @@ struct DefinitionFileTests {
 
     @Test func globals() {
         let runtimeGlobals = runtime.globals.union(runtime.testGlobals)
-        #expect(runtime.globals.contains("View") && runtime.testGlobals.contains("describe"), "the probes listed nothing")
+        #expect(
+            runtime.globals.contains("View") && runtime.testGlobals.contains("describe"), "the probes listed nothing")
         let diff = difference(runtimeGlobals, definition.globals, "globals")
         #expect(diff.isEmpty, Comment(rawValue: diff))
     }
@@ -225,16 +236,19 @@ struct DefinitionFileTests {
     func nodeFields(kind: String) throws {
         let className = try #require(probedKinds.first { $0.kind == kind }?.className)
         let listed = runtimeFields(of: kind)
-        let readable = Set(runtime.readableFields.compactMap { entry -> String? in
-            let parts = entry.split(separator: ".", maxSplits: 1)
-            return parts.count == 2 && parts[0] == kind ? String(parts[1]) : nil
-        })
+        let readable = Set(
+            runtime.readableFields.compactMap { entry -> String? in
+                let parts = entry.split(separator: ".", maxSplits: 1)
+                return parts.count == 2 && parts[0] == kind ? String(parts[1]) : nil
+            })
         #expect(listed.contains("name"), "no fields listed for \(kind)")
-        let lists = difference(readable, listed, "fields of \(kind)", has: "a node has",
-                               lacks: "NodeBinding.fieldNames/ControlsBinding.fields do not list",
-                               declares: "NodeBinding.fieldNames/ControlsBinding.fields list", lacksToo: "a node does not have")
+        let lists = difference(
+            readable, listed, "fields of \(kind)", has: "a node has",
+            lacks: "NodeBinding.fieldNames/ControlsBinding.fields do not list",
+            declares: "NodeBinding.fieldNames/ControlsBinding.fields list", lacksToo: "a node does not have")
         #expect(lists.isEmpty, Comment(rawValue: lists))
-        let diff = difference(listed, definition.fields(ofClass: className), "fields of \(kind) (---@class \(className))")
+        let diff = difference(
+            listed, definition.fields(ofClass: className), "fields of \(kind) (---@class \(className))")
         #expect(diff.isEmpty, Comment(rawValue: diff))
     }
 
@@ -244,13 +258,18 @@ struct DefinitionFileTests {
     @Test func assertions() {
         let declared = definition.assertFunctions
             .union(definition.fields(ofClass: "AssertChain")).union(definition.fields(ofClass: "assert"))
-        #expect(runtime.assertions.contains("near") && runtime.assertions.contains("handled"), "the probe listed nothing")
+        #expect(
+            runtime.assertions.contains("near") && runtime.assertions.contains("handled"), "the probe listed nothing")
         let registered = runtime.assertions.union(runtime.modifiers).union(runtime.assertFields)
         let missing = registered.subtracting(declared).sorted()
-        #expect(missing.isEmpty, "assertions the runtime has but the file does not declare: \(missing.joined(separator: ", "))")
+        #expect(
+            missing.isEmpty,
+            "assertions the runtime has but the file does not declare: \(missing.joined(separator: ", "))")
         let words = runtime.assertions.union(runtime.modifiers)
         let unknown = declared.filter { !runtime.assertFields.contains($0) && !resolves($0, words: words) }.sorted()
-        #expect(unknown.isEmpty, "assertions the file declares but the runtime does not have: \(unknown.joined(separator: ", "))")
+        #expect(
+            unknown.isEmpty,
+            "assertions the file declares but the runtime does not have: \(unknown.joined(separator: ", "))")
     }
 
     /// The shipped luacheck configuration: its `read_globals` are exactly the runtime's globals, its
@@ -265,7 +284,8 @@ struct DefinitionFileTests {
         #expect(listed.count == Set(listed).count, "read_globals lists a name twice")
         #expect(text.contains("std = \"lua54+busted\""))
 
-        guard let probe = TestProcess.run("/bin/sh", ["-c", "command -v luacheck"]), probe.termination == .exited(0) else {
+        guard let probe = TestProcess.run("/bin/sh", ["-c", "command -v luacheck"]), probe.termination == .exited(0)
+        else {
             return  // scripts/test installs luacheck
         }
         let names = runtime.globals.union(runtime.testGlobals).sorted()
@@ -273,8 +293,13 @@ struct DefinitionFileTests {
         let dir = try TypesHarness.folder(["uses.lua": uses, "unknown.lua": "local _ = { Viewx }\n"])
         let config = TypesHarness.quote(root + "/" + Self.luacheckPath)
         for (file, clean) in [("uses.lua", true), ("unknown.lua", false)] {
-            let out = try #require(TestProcess.run("/bin/sh", ["-c",
-                "cd \(TypesHarness.quote(dir)) && exec luacheck --no-color --config \(config) \(file)"]))
+            let out = try #require(
+                TestProcess.run(
+                    "/bin/sh",
+                    [
+                        "-c",
+                        "cd \(TypesHarness.quote(dir)) && exec luacheck --no-color --config \(config) \(file)",
+                    ]))
             #expect((out.termination == .exited(0)) == clean, "luacheck \(file): \(out.stdout)")
         }
     }
@@ -282,12 +307,18 @@ struct DefinitionFileTests {
     /// The quoted names of the `read_globals = { … }` list.
     static func readGlobals(in text: String) -> [String] {
         guard let start = text.firstRange(of: "read_globals = {"),
-              let end = text[start.upperBound...].firstIndex(of: "}") else { return [] }
+            let end = text[start.upperBound...].firstIndex(of: "}")
+        else { return [] }
         var names: [String] = []
         var current: String?
         for c in text[start.upperBound..<end] {
             if c == "\"" {
-                if let name = current { names.append(name); current = nil } else { current = "" }
+                if let name = current {
+                    names.append(name)
+                    current = nil
+                } else {
+                    current = ""
+                }
             } else if current != nil {
                 current!.append(c)
             }

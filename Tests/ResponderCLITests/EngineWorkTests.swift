@@ -16,68 +16,95 @@ struct EngineWorkTests {
     /// Scripts whose Lua part is a few thousand instructions but whose engine work is tens of
     /// millions of node visits (each line says what it repeats).
     static let heavy: [(name: String, line: Int, script: String)] = [
-        ("find", 3, """
+        (
+            "find", 3,
+            """
             local root = View "Root"
             for i = 1, 100000 do root:add(View "Item") end
             for i = 1, 1000 do root:find("Missing") end
             print("finished")
-            """),
-        ("findAll", 3, """
+            """
+        ),
+        (
+            "findAll", 3,
+            """
             local root = View "Root"
             for i = 1, 100000 do root:add(View "Item") end
             for i = 1, 1000 do root:findAll("Item") end
             print("finished")
-            """),
-        ("find by id in a deep chain", 4, """
+            """
+        ),
+        (
+            "find by id in a deep chain", 4,
+            """
             local root = View "Root"
             local leaf = root
             for i = 1, 20000 do local n = View "Link" leaf:add(n) leaf = n end
             leaf:add(View "Target" { id = "t" }) for i = 1, 1000 do root:find("#t") end
             print("finished")
-            """),
-        ("dispatch paths", 5, """
+            """
+        ),
+        (
+            "dispatch paths", 5,
+            """
             local E = Event "E"
             local root = View "Root" root:receiveEvent(E, function() end)
             local leaf = root
             for i = 1, 20000 do local n = View "Link" leaf:add(n) leaf = n end
             for i = 1, 1000 do leaf:trigger(E {}) end
             print("finished")
-            """),
-        ("mounting and unmounting", 5, """
+            """
+        ),
+        (
+            "mounting and unmounting", 5,
+            """
             local big = View "Big"
             for i = 1, 20000 do big:add(View "Item") end
             local a, b = View "A", View "B"
             mount(View "Root" { a, b })
             for i = 1, 1000 do a:add(big) b:add(big) end
             print("finished")
-            """),
-        ("subscriber walks", 5, """
+            """
+        ),
+        (
+            "subscriber walks", 5,
+            """
             local E = Event "E"
             local root = View "Root"
             local pub = root:publisher(E)
             for i = 1, 20000 do root:add(View "Item") end
             for i = 1, 1000 do pub(E {}) end
             print("finished")
-            """),
-        ("paths", 4, """
+            """
+        ),
+        (
+            "paths", 4,
+            """
             local root = View "Root"
             local leaf = root
             for i = 1, 20000 do local n = View "Link" leaf:add(n) leaf = n end
             for i = 1, 1000 do leaf:path() end
             print("finished")
-            """),
-        ("children lists", 3, """
+            """
+        ),
+        (
+            "children lists", 3,
+            """
             local root = View "Root"
             for i = 1, 100000 do root:add(View "Item") end
             for i = 1, 1000 do local c = root.children end
             print("finished")
-            """),
-        ("cause chains", 2, """
+            """
+        ),
+        (
+            "cause chains", 2,
+            """
             local Er = Error "Er"
             local n = View "N" for i = 1, 5000 do n:catchError(Er, function(e) error(Er { i = i }) end) end
             n:report(Er {})
             print("finished")
-            """),
+            """
+        ),
     ]
 
     @Test(arguments: heavy.map(\.name))

@@ -1,8 +1,9 @@
 import ResponderLua
 import ResponderTesting
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // `responder explore` end to end: the built binary on temporary scenario folders.
@@ -44,24 +45,26 @@ struct ExploreCommandTests {
     @Test func theWallClockLimitCoversEachRun() throws {
         let dir = try H.folder([
             "spin.lua": """
-                local root = View "Root" { Button "Go" { id = "go", action = function() while true do end end } }
-                mount(root)
-                """,
+            local root = View "Root" { Button "Go" { id = "go", action = function() while true do end end } }
+            mount(root)
+            """,
             "cspin.lua": """
-                local root = View "Root" { Button "Go" { id = "go", action = function()
-                  local s = string.rep("a", 30)
-                  return string.find(s, string.rep("a?", 30) .. string.rep("a", 30) .. "b")
-                end } }
-                mount(root)
-                """,
+            local root = View "Root" { Button "Go" { id = "go", action = function()
+              local s = string.rep("a", 30)
+              return string.find(s, string.rep("a?", 30) .. string.rep("a", 30) .. "b")
+            end } }
+            mount(root)
+            """,
         ])
         let lua = try H.run(dir, ["spin.lua", "--timeout", "1", "--runs", "2", "--seed", "1", "--output", "specs"])
         #expect(lua.status == 1, "\(lua.stdout)\(lua.stderr)")
-        #expect(H.contains(lua.stdout, "FAILED in run 1, step 1: spin.lua:1: time limit exceeded (1 s)"), "\(lua.stdout)")
+        #expect(
+            H.contains(lua.stdout, "FAILED in run 1, step 1: spin.lua:1: time limit exceeded (1 s)"), "\(lua.stdout)")
         #expect(H.minimalSequence(lua.stdout) == [##"tap(root:find("#go"))"##])
         let c = try H.run(dir, ["cspin.lua", "--timeout", "1", "--runs", "2", "--seed", "1", "--output", "specs"])
         #expect(c.status == 3, "\(c.stdout)\(c.stderr)")
-        #expect(H.contains(c.stderr, "error: cspin.lua:3: time limit exceeded (1 s) in C function 'find'"), "\(c.stderr)")
+        #expect(
+            H.contains(c.stderr, "error: cspin.lua:3: time limit exceeded (1 s) in C function 'find'"), "\(c.stderr)")
     }
 
     @Test func checkoutBugIsFoundWithinTheDefaultBudgetAndShrunkToItsThreeActions() throws {
@@ -70,9 +73,10 @@ struct ExploreCommandTests {
         for seed in ["1", "2", "3", "4", "5", "6", "7", "8"] {
             let out = try H.run(dir, [example, "--seed", seed, "--output", "specs"])
             #expect(out.status == 1, "\(out.stdout)\(out.stderr)")
-            #expect(H.minimalSequence(out.stdout) == [
-                ##"toggle(root:find("#express"))"##, ##"tap(root:find("#add"))"##, ##"tap(root:find("#remove"))"##,
-            ], "seed \(seed): \(out.stdout)")
+            #expect(
+                H.minimalSequence(out.stdout) == [
+                    ##"toggle(root:find("#express"))"##, ##"tap(root:find("#add"))"##, ##"tap(root:find("#remove"))"##,
+                ], "seed \(seed): \(out.stdout)")
             #expect(H.contains(out.stdout, "checkout.lua:25: attempt to concatenate a nil value"))
             #expect(H.contains(out.stdout, "failing step's trace:"))
             #expect(H.contains(out.stdout, "spec: specs/explore-\(seed)_spec.lua"))
@@ -96,13 +100,17 @@ struct ExploreCommandTests {
         let b = try H.run(dir, [example, "--seed", "42", "--format", "json", "--output", "b"])
         func strip(_ s: String) -> String {
             s.split(separator: "\n").filter { !$0.contains("actionsPerSecond") }
-                .map { String($0).replacingOccurrences("\"spec\": \"a/", "").replacingOccurrences("\"spec\": \"b/", "") }
+                .map {
+                    String($0).replacingOccurrences("\"spec\": \"a/", "").replacingOccurrences("\"spec\": \"b/", "")
+                }
                 .joined(separator: "\n")
         }
         #expect(a.status == 1 && b.status == 1)
         #expect(strip(a.stdout) == strip(b.stdout))
-        let s1 = try H.run(dir, [H.example("item_grid.lua"), "--seed", "3", "--runs", "10", "--shard", "1/2", "--format", "json"])
-        let s2 = try H.run(dir, [H.example("item_grid.lua"), "--seed", "3", "--runs", "10", "--shard", "2/2", "--format", "json"])
+        let s1 = try H.run(
+            dir, [H.example("item_grid.lua"), "--seed", "3", "--runs", "10", "--shard", "1/2", "--format", "json"])
+        let s2 = try H.run(
+            dir, [H.example("item_grid.lua"), "--seed", "3", "--runs", "10", "--shard", "2/2", "--format", "json"])
         #expect(H.contains(s1.stdout, "\"runs\": 5,") && H.contains(s2.stdout, "\"runs\": 5,"))
         #expect(s1.status == 0 && s2.status == 0)
     }
@@ -119,25 +127,27 @@ struct ExploreCommandTests {
         #expect(!H.contains(out.stdout, "\r") && !H.contains(out.stdout, "selected"))
         let json = try H.run(dir, [H.example("item_grid.lua"), "--seed", "9", "--runs", "2", "--format", "json"])
         #expect(json.stdout.hasPrefix("{") && H.contains(json.stdout, "\"failure\": null"))
-        #expect(H.contains(json.stdout, "\"respondersReached\": 1, \"respondersRegistered\": 1") ||
-                H.contains(json.stdout, "\"respondersReached\": 1,\n  \"respondersRegistered\": 1"))
+        #expect(
+            H.contains(json.stdout, "\"respondersReached\": 1, \"respondersRegistered\": 1")
+                || H.contains(json.stdout, "\"respondersReached\": 1,\n  \"respondersRegistered\": 1"))
     }
 
     @Test func brokenInvariantIsShrunkToASpecEndingInCheck() throws {
         let script = """
-        local taps = State(0)
-        local root = View "Root" {
-          Button "Plus" { id = "plus", action = function() taps.value = taps.value + 1 end },
-          Button "Other" { id = "other", action = function() end },
-          Toggle "T" { id = "t", isOn = State(false) },
-        }
-        mount(root)
-        explore.invariant("at most two taps", function() return taps.value <= 2, "taps = " .. taps.value end)
-        """
+            local taps = State(0)
+            local root = View "Root" {
+              Button "Plus" { id = "plus", action = function() taps.value = taps.value + 1 end },
+              Button "Other" { id = "other", action = function() end },
+              Toggle "T" { id = "t", isOn = State(false) },
+            }
+            mount(root)
+            explore.invariant("at most two taps", function() return taps.value <= 2, "taps = " .. taps.value end)
+            """
         let dir = try H.folder(["inv.lua": script])
         let out = try H.run(dir, ["inv.lua", "--seed", "5"])
         #expect(out.status == 1)
-        #expect(H.minimalSequence(out.stdout) == Array(repeating: ##"tap(root:find("#plus"))"##, count: 3), "\(out.stdout)")
+        #expect(
+            H.minimalSequence(out.stdout) == Array(repeating: ##"tap(root:find("#plus"))"##, count: 3), "\(out.stdout)")
         let spec = H.read(dir + "/explore-5_spec.lua") ?? ""
         #expect(H.contains(spec, ##"explore.check("at most two taps")"##))
         #expect(H.contains(spec, ##"explore.scenario("inv.lua", { seed = "##))
@@ -147,10 +157,10 @@ struct ExploreCommandTests {
 
     @Test func safetyViolationsAreFailuresRelaxedAndStrict() throws {
         let script = """
-        local Ping = Event "Ping"
-        local root = View "Root" { EventButton "Ping" { id = "ping", event = Ping() }, View "Label" { id = "l" } }
-        mount(root)
-        """
+            local Ping = Event "Ping"
+            local root = View "Root" { EventButton "Ping" { id = "ping", event = Ping() }, View "Label" { id = "l" } }
+            mount(root)
+            """
         let dir = try H.folder(["v.lua": script])
         let relaxed = try H.run(dir, ["v.lua", "--seed", "1"])
         #expect(relaxed.status == 1 && H.contains(relaxed.stdout, "unhandled event Ping"))
@@ -166,16 +176,16 @@ struct ExploreCommandTests {
 
     @Test func ignoredSubtreesAndTextInputsSteerTheExplorer() throws {
         let script = """
-        local name = State("")
-        local root = View "Root" {
-          View "Danger" { id = "danger", Button "Boom" { action = function() error("never tapped") end } },
-          TextField "Name" { id = "name", text = name:binding() },
-        }
-        mount(root)
-        explore.ignore("#danger")
-        explore.inputs("#name", { "ok", "boom" })
-        explore.invariant("no boom", function() return name.value:find("boom") == nil end)
-        """
+            local name = State("")
+            local root = View "Root" {
+              View "Danger" { id = "danger", Button "Boom" { action = function() error("never tapped") end } },
+              TextField "Name" { id = "name", text = name:binding() },
+            }
+            mount(root)
+            explore.ignore("#danger")
+            explore.inputs("#name", { "ok", "boom" })
+            explore.invariant("no boom", function() return name.value:find("boom") == nil end)
+            """
         let dir = try H.folder(["s.lua": script])
         let out = try H.run(dir, ["s.lua", "--seed", "2", "--runs", "30"])
         #expect(out.status == 1, "\(out.stdout)")
@@ -185,37 +195,40 @@ struct ExploreCommandTests {
 
     @Test func customActionsDrawValuesThatTheSpecReplays() throws {
         let script = """
-        local rows = {}
-        local root = View "Root" { View "List" { id = "list" } }
-        mount(root)
-        explore.action("add rows", function(r, draw)
-          local n = draw.int(1, 9)
-          for i = 1, n do rows[#rows + 1] = i end
-        end, { weight = 2 })
-        explore.action("clear", function() rows = {} end, { when = function() return #rows > 0 end })
-        explore.invariant("fewer than 12 rows", function() return #rows < 12 end)
-        """
+            local rows = {}
+            local root = View "Root" { View "List" { id = "list" } }
+            mount(root)
+            explore.action("add rows", function(r, draw)
+              local n = draw.int(1, 9)
+              for i = 1, n do rows[#rows + 1] = i end
+            end, { weight = 2 })
+            explore.action("clear", function() rows = {} end, { when = function() return #rows > 0 end })
+            explore.invariant("fewer than 12 rows", function() return #rows < 12 end)
+            """
         let dir = try H.folder(["c.lua": script])
         let out = try H.run(dir, ["c.lua", "--seed", "11", "--runs", "50"])
         #expect(out.status == 1, "\(out.stdout)")
         let seq = H.minimalSequence(out.stdout)
-        #expect(seq.count == 2 && seq.allSatisfy { $0.hasPrefix(##"explore.perform("add rows", { "##) }, "\(out.stdout)")
+        #expect(
+            seq.count == 2 && seq.allSatisfy { $0.hasPrefix(##"explore.perform("add rows", { "##) }, "\(out.stdout)")
         let run = try H.run(dir, ["explore-11_spec.lua"], command: "test")
         #expect(run.status == 1 && H.contains(run.stdout, "invariant 'fewer than 12 rows' does not hold"))
     }
 
     @Test func runningTasksAreAdvancedAndCancelled() throws {
         let script = """
-        local done = State(0)
-        local root = View "Root" { AsyncButton "Load" { id = "load", action = function() sleep(2); done.value = done.value + 1 end } }
-        root:onAsyncTaskEnded(function(task) if task.state == "cancelled" then done.value = -100 end end)
-        mount(root)
-        explore.invariant("never cancelled", function() return done.value >= 0 end)
-        """
+            local done = State(0)
+            local root = View "Root" { AsyncButton "Load" { id = "load", action = function() sleep(2); done.value = done.value + 1 end } }
+            root:onAsyncTaskEnded(function(task) if task.state == "cancelled" then done.value = -100 end end)
+            mount(root)
+            explore.invariant("never cancelled", function() return done.value >= 0 end)
+            """
         let dir = try H.folder(["a.lua": script])
         let out = try H.run(dir, ["a.lua", "--seed", "3"])
         #expect(out.status == 1)
-        #expect(H.minimalSequence(out.stdout) == [##"tap(root:find("#load"))"##, "explore.tasks()[1]:cancel()"], "\(out.stdout)")
+        #expect(
+            H.minimalSequence(out.stdout) == [##"tap(root:find("#load"))"##, "explore.tasks()[1]:cancel()"],
+            "\(out.stdout)")
         let run = try H.run(dir, ["explore-3_spec.lua"], command: "test")
         #expect(run.status == 1 && H.contains(run.stdout, "invariant 'never cancelled' does not hold"))
         // without the bug the clock is advanced and nothing fails
@@ -226,16 +239,16 @@ struct ExploreCommandTests {
 
     @Test func disabledControlsAreNotOffered() throws {
         let script = """
-        local locked = State(true)
-        local root = View "Root" {
-          Button "Danger" { id = "danger", disabled = locked, action = function() error("disabled button ran") end },
-          View "Panel" { Button "Inner" { id = "inner", action = function() error("inner ran") end } },
-          Button "Ok" { id = "ok", action = function() end },
-          Button "Unlock" { id = "unlock", action = function() locked.value = false end },
-        }
-        root:find("Panel"):disabled(true)
-        mount(root)
-        """
+            local locked = State(true)
+            local root = View "Root" {
+              Button "Danger" { id = "danger", disabled = locked, action = function() error("disabled button ran") end },
+              View "Panel" { Button "Inner" { id = "inner", action = function() error("inner ran") end } },
+              Button "Ok" { id = "ok", action = function() end },
+              Button "Unlock" { id = "unlock", action = function() locked.value = false end },
+            }
+            root:find("Panel"):disabled(true)
+            mount(root)
+            """
         let dir = try H.folder(["d.lua": script])
         let out = try H.run(dir, ["d.lua", "--seed", "1", "--runs", "30"])
         // the Danger button is offered once Unlock enabled it; the Panel's button never is
@@ -244,13 +257,17 @@ struct ExploreCommandTests {
         #expect(H.minimalSequence(out.stdout) == [##"tap(root:find("#unlock"))"##, ##"tap(root:find("#danger"))"##])
         let locked = try H.folder(["d.lua": script.replacingOccurrences("locked.value = false", "")])
         let quiet = try H.run(locked, ["d.lua", "--seed", "1", "--runs", "30"])
-        #expect(quiet.status == 0 && H.contains(quiet.stdout, "never driven: Button Root > Panel > Button#inner"), "\(quiet.stdout)")
+        #expect(
+            quiet.status == 0 && H.contains(quiet.stdout, "never driven: Button Root > Panel > Button#inner"),
+            "\(quiet.stdout)")
     }
 
     @Test func usageErrorsExitTwo() throws {
         let dir = try H.folder(["a.lua": "mount(View 'R')"])
-        for args in [["missing.lua"], ["a.lua", "--runs", "0"], ["a.lua", "--steps", "-1"], ["a.lua", "--shard", "3/2"],
-                     ["a.lua", "--format", "xml"], ["a.lua", "--timeout", "0"], ["a.lua", "--safety", "loose"]] {
+        for args in [
+            ["missing.lua"], ["a.lua", "--runs", "0"], ["a.lua", "--steps", "-1"], ["a.lua", "--shard", "3/2"],
+            ["a.lua", "--format", "xml"], ["a.lua", "--timeout", "0"], ["a.lua", "--safety", "loose"],
+        ] {
             let out = try H.run(dir, args)
             #expect(out.status == 2, "\(args): \(out.stderr)")
         }

@@ -1,8 +1,9 @@
 import ResponderLua
 import ResponderTesting
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // `responder graph` end to end: the built binary over temporary scripts.
@@ -34,39 +35,39 @@ enum GraphHarness: ResponderHarness {
 }
 
 private let gridScript = """
-local ItemSelected = Event "ItemSelected"
-local grid = View "Grid" {}
-for _, name in ipairs { "a", "b" } do
-  local item = View "Item" { id = name }
-  item:onTapGesture { trigger = ItemSelected { item = name } }
-  grid:add(item)
-end
-grid:triggers(ItemSelected)
-local screen = View "Screen" { View "Title" {}, grid }
-screen:handleEvent(ItemSelected, function(e) print("selected " .. e.item) end)
-mount(screen)
-tap(screen:find("Item#b"))
-"""
+    local ItemSelected = Event "ItemSelected"
+    local grid = View "Grid" {}
+    for _, name in ipairs { "a", "b" } do
+      local item = View "Item" { id = name }
+      item:onTapGesture { trigger = ItemSelected { item = name } }
+      grid:add(item)
+    end
+    grid:triggers(ItemSelected)
+    local screen = View "Screen" { View "Title" {}, grid }
+    screen:handleEvent(ItemSelected, function(e) print("selected " .. e.item) end)
+    mount(screen)
+    tap(screen:find("Item#b"))
+    """
 
 private let gridText = """
-Screen  ◀ path
-│   #1 handleEvent(ItemSelected)  ◀ step 2: handled
-├── Title
-└── Grid  ◀ path
-    │   #1 triggers(ItemSelected)  ◀ step 1: declared
-    ├── Item#a
-    │       onTapGesture: trigger ItemSelected{item="a"}
-    └── Item#b  ◀ origin
-            onTapGesture: trigger ItemSelected{item="b"}
+    Screen  ◀ path
+    │   #1 handleEvent(ItemSelected)  ◀ step 2: handled
+    ├── Title
+    └── Grid  ◀ path
+        │   #1 triggers(ItemSelected)  ◀ step 1: declared
+        ├── Item#a
+        │       onTapGesture: trigger ItemSelected{item="a"}
+        └── Item#b  ◀ origin
+                onTapGesture: trigger ItemSelected{item="b"}
 
-last dispatch: event ItemSelected{item="b"} from Item#b
-path: Item#b → Grid → Screen
-  1  Grid    #1 triggers(ItemSelected)     declared
-  2  Screen  #1 handleEvent(ItemSelected)  handled
-legend: ◀ step N   the entry that took step N of the list above
-        ◀ origin   where the value started; ◀ path: the nodes it passed (in order on path:)
+    last dispatch: event ItemSelected{item="b"} from Item#b
+    path: Item#b → Grid → Screen
+      1  Grid    #1 triggers(ItemSelected)     declared
+      2  Screen  #1 handleEvent(ItemSelected)  handled
+    legend: ◀ step N   the entry that took step N of the list above
+            ◀ origin   where the value started; ◀ path: the nodes it passed (in order on path:)
 
-"""
+    """
 
 @Suite("responder graph")
 struct GraphTests {
@@ -108,11 +109,13 @@ struct GraphTests {
     }
 
     @Test func disabledControlsAndRefusedTapsAreDrawn() throws {
-        let dir = try GraphHarness.folder(["form.lua": """
+        let dir = try GraphHarness.folder([
+            "form.lua": """
             local save = Button "Save" { id = "save", action = function() end, disabled = true }
             mount(View "Form" { save })
             tap(save)
-            """])
+            """
+        ])
         let out = try GraphHarness.run([dir + "/form.lua"])
         #expect(out.status == 0, "\(out.stderr)")
         #expect(out.stdout.contains("└── Button#save  ◀ origin\n        disabled\n"), "\(out.stdout)")
@@ -122,7 +125,8 @@ struct GraphTests {
 
     @Test func environmentValuesAndPreferencesAreDrawn() throws {
         // issue 10: environment values and preferences drawn, read without running metamethods
-        let dir = try GraphHarness.folder(["env.lua": """
+        let dir = try GraphHarness.folder([
+            "env.lua": """
             local Total = Preference("Total", { default = 0, reduce = function(a, b) return a + b end })
             local loud = setmetatable({}, { __tostring = function() error("never called") end })
             local b = View "B" {}
@@ -133,51 +137,60 @@ struct GraphTests {
             b:preference(Total, 3)
             a:preference(Total, 4)
             mount(root)
-            """])
+            """
+        ])
         let out = try GraphHarness.run([dir + "/env.lua"])
         #expect(out.status == 0, "\(out.stderr)")
-        #expect(out.stdout.hasPrefix("""
-            Root
-            │   env scale = 2
-            │   env theme = "dark"
-            └── A
-                │   env style = {}
-                │   preference Total = 4
-                └── B
-                        preference Total = 3
+        #expect(
+            out.stdout.hasPrefix(
+                """
+                Root
+                │   env scale = 2
+                │   env theme = "dark"
+                └── A
+                    │   env style = {}
+                    │   preference Total = 4
+                    └── B
+                            preference Total = 3
 
-            """), "\(out.stdout)")
+                """), "\(out.stdout)")
         let dot = try GraphHarness.run([dir + "/env.lua", "--format", "dot"])
         #expect(dot.stdout.contains(#"n0 [label="Root\lenv scale = 2\lenv theme = \"dark\"\l"];"#), "\(dot.stdout)")
     }
 
     @Test func stepsMarkTheirEntryBelowTheKitsNotes() throws {
-        let dir = try GraphHarness.folder(["n.lua": """
+        let dir = try GraphHarness.folder([
+            "n.lua": """
             local E = Event "E"
             local root = View "Root" {}
             root:environment("theme", "dark")
             root:handleEvent(E, function() end)
             mount(root)
             root:trigger(E {})
-            """])
+            """
+        ])
         let out = try GraphHarness.run([dir + "/n.lua"])
-        #expect(out.stdout.hasPrefix("""
-            Root  ◀ origin
-                env theme = "dark"
-                #1 handleEvent(E)  ◀ step 1: handled
+        #expect(
+            out.stdout.hasPrefix(
+                """
+                Root  ◀ origin
+                    env theme = "dark"
+                    #1 handleEvent(E)  ◀ step 1: handled
 
-            """), "\(out.stdout)")
+                """), "\(out.stdout)")
     }
 
     @Test func targetActionEntriesCanPerformAndTheNilTargetWalkAreDrawn() throws {
-        let dir = try GraphHarness.folder(["undo.lua": """
+        let dir = try GraphHarness.folder([
+            "undo.lua": """
             local b = Button "Undo" { id = "undo", action = function() end }
             local screen = View "Screen" { View "Form" { b } }
             screen:canPerform("undo:", function() end)
             b:addTarget(nil, "undo:")
             mount(View "App" { screen })
             tap(b)
-            """])
+            """
+        ])
         let out = try GraphHarness.run([dir + "/undo.lua"])
         #expect(out.status == 0, "\(out.stderr)")
         #expect(out.stdout.contains("canPerform(undo:)  ◀ step 5: handled"), "\(out.stdout)")
@@ -194,8 +207,12 @@ struct GraphTests {
         let dot = out.stdout
         #expect(dot.hasPrefix("digraph responders {\n"))
         #expect(dot.hasSuffix("}\n"))
-        #expect(dot.contains(#"n0 [label="Screen  ◀ path\l#1 handleEvent(ItemSelected)  ◀ step 2: handled\l", color="red", penwidth=2, style="filled,bold""#))
-        #expect(dot.contains(#"n2 [label="Grid  ◀ path\l#1 triggers(ItemSelected)  ◀ step 1: declared\l", color="red""#))
+        #expect(
+            dot.contains(
+                #"n0 [label="Screen  ◀ path\l#1 handleEvent(ItemSelected)  ◀ step 2: handled\l", color="red", penwidth=2, style="filled,bold""#
+            ))
+        #expect(
+            dot.contains(#"n2 [label="Grid  ◀ path\l#1 triggers(ItemSelected)  ◀ step 1: declared\l", color="red""#))
         #expect(dot.contains(#"n3 [label="Item#a\lonTapGesture: trigger ItemSelected{item=\"a\"}\l"];"#))
         #expect(dot.contains(#"n2 -> n4 [dir=back, color="red", penwidth=2.5];"#))
         #expect(dot.contains(#"n0 -> n2 [dir=back, color="red", penwidth=2.5];"#))
@@ -205,13 +222,15 @@ struct GraphTests {
     }
 
     @Test func dotEscapesNamesAndIsAcceptedByGraphviz() throws {
-        let dir = try GraphHarness.folder(["weird.lua": """
+        let dir = try GraphHarness.folder([
+            "weird.lua": """
             local E = Event 'Say"hi\\\\'
             local root = View 'Ro"ot' { id = 'x\\\\y', View "Two\\nLines" { id = "c" } }
             root:handleEvent(E, function() end)
             mount(root)
             root:find("#c"):trigger(E {})
-            """])
+            """
+        ])
         let out = try GraphHarness.run([dir + "/weird.lua", "--format", "dot", "--output", dir + "/g.dot"])
         #expect(out.status == 0, "\(out.stderr)")
         #expect(out.stdout == "")
@@ -258,12 +277,14 @@ struct GraphTests {
     }
 
     @Test func unmountedTreesFallBackToTheLastDispatch() throws {
-        let dir = try GraphHarness.folder(["loose.lua": """
+        let dir = try GraphHarness.folder([
+            "loose.lua": """
             local E = Event "E"
             local root = View "Root" { View "Leaf" {} }
             root:handleEvent(E, function() end)
             root:find("Leaf"):trigger(E {})
-            """])
+            """
+        ])
         let out = try GraphHarness.run([dir + "/loose.lua"])
         #expect(out.status == 0, "\(out.stderr)")
         #expect(out.stdout.hasPrefix("nothing is mounted; showing the tree of the last dispatch\nRoot  ◀ path\n"))
@@ -296,12 +317,14 @@ struct GraphTests {
     }
 
     @Test func strictSafetyAppliesToTheScript() throws {
-        let dir = try GraphHarness.folder(["lost.lua": """
+        let dir = try GraphHarness.folder([
+            "lost.lua": """
             local Lost = Event "Lost"
             local root = View "Root" {}
             mount(root)
             root:trigger(Lost {})
-            """])
+            """
+        ])
         let relaxed = try GraphHarness.run([dir + "/lost.lua"])
         #expect(relaxed.status == 0)
         #expect(relaxed.stdout.contains("(past the root)  ◀ step 1: unhandled"))

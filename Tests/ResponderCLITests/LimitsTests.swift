@@ -1,8 +1,9 @@
 import ResponderLua
 import ResponderTesting
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The wall-clock limit (`--timeout`), the instruction budget across coroutines and the
@@ -22,7 +23,8 @@ import Glibc
         let (r, _) = try H.runScript(script, name: "spin.lua", ["--timeout", "1"])
         #expect(H.exited(r, 3), "\(H.show(r))")
         #expect(r.stdout == "start\n")
-        #expect(H.lines(r.stderr).first
+        #expect(
+            H.lines(r.stderr).first
                 == "error: spin.lua:2: time limit exceeded (1 s) in function 'spin'; raise it with --timeout SECONDS")
         #expect(H.contains(r.stderr, "stack traceback:"))
     }
@@ -50,8 +52,11 @@ import Glibc
         let (r, _) = try H.runScript(script, name: "gcclose.lua", ["--timeout", "1"])
         #expect(H.exited(r, 3), "\(H.show(r))")
         #expect(r.stdout == "end of script\n")
-        #expect(H.lines(r.stderr) == ["error: gcclose.lua:1: time limit exceeded (1 s) in a __gc metamethod "
-            + "(finalizers run with hooks off) while the Lua state was closing; raise it with --timeout SECONDS"])
+        #expect(
+            H.lines(r.stderr) == [
+                "error: gcclose.lua:1: time limit exceeded (1 s) in a __gc metamethod "
+                    + "(finalizers run with hooks off) while the Lua state was closing; raise it with --timeout SECONDS"
+            ])
     }
 
     @Test func errorWhoseTostringLoopsInCIsStopped() throws {
@@ -63,16 +68,21 @@ import Glibc
             """
         let (r, _) = try H.runScript(script, name: "tostr.lua", ["--timeout", "1"])
         #expect(H.exited(r, 3), "\(H.show(r))")
-        #expect(H.lines(r.stderr).first == "error: tostr.lua:3: time limit exceeded (1 s) in C function 'find' "
-            + "(C code cannot be interrupted); raise it with --timeout SECONDS")
+        #expect(
+            H.lines(r.stderr).first == "error: tostr.lua:3: time limit exceeded (1 s) in C function 'find' "
+                + "(C code cannot be interrupted); raise it with --timeout SECONDS")
     }
 
     @Test func catastrophicBacktrackingIsStoppedAndNamed() throws {
-        let (r, _) = try H.runScript("print('before')\n" + Self.catastrophicFind + "\n", name: "find.lua", ["--timeout", "1"])
+        let (r, _) = try H.runScript(
+            "print('before')\n" + Self.catastrophicFind + "\n", name: "find.lua", ["--timeout", "1"])
         #expect(H.exited(r, 3), "\(H.show(r))")
         #expect(r.stdout == "before\n")
-        #expect(H.lines(r.stderr) == ["error: find.lua:3: time limit exceeded (1 s) in C function 'find' "
-            + "(C code cannot be interrupted); raise it with --timeout SECONDS"])
+        #expect(
+            H.lines(r.stderr) == [
+                "error: find.lua:3: time limit exceeded (1 s) in C function 'find' "
+                    + "(C code cannot be interrupted); raise it with --timeout SECONDS"
+            ])
     }
 
     @Test(arguments: ["0", "-1", "abc", "nan", "inf", "2000000"])
@@ -119,8 +129,10 @@ import Glibc
         let (r, _) = try H.runScript(script, name: "co.lua", ["--max-instructions", "10000000"])
         #expect(H.exited(r, 3), "\(H.show(r))")
         #expect(!H.contains(r.stdout, "escaped"))
-        #expect(H.contains(H.lines(r.stderr).first ?? "",
-                           "instruction limit exceeded (10000000 instructions); raise it with --max-instructions N"))
+        #expect(
+            H.contains(
+                H.lines(r.stderr).first ?? "",
+                "instruction limit exceeded (10000000 instructions); raise it with --max-instructions N"))
     }
 
     // MARK: - the same file under lua5.4
@@ -128,7 +140,8 @@ import Glibc
     /// Runs `file` (in `dir`) under `lua5.4` and `responder run`; nil when lua5.4 is missing.
     static func both(_ dir: String, _ file: String) throws -> (lua: TestProcess.Output, ours: TestProcess.Output)? {
         guard let lua = TestProcess.run("/bin/sh", ["-c", "cd \(H.quote(dir)) && exec lua5.4 \(file)"]),
-              lua.termination == .exited(0) || !lua.stderr.hasSuffix("not found\n") else { return nil }
+            lua.termination == .exited(0) || !lua.stderr.hasSuffix("not found\n")
+        else { return nil }
         return (lua, try H.run([file], in: dir))
     }
 
@@ -155,11 +168,13 @@ import Glibc
         let dir = try H.folder(["depth.lua": script])
         guard let (lua, ours) = try Self.both(dir, "depth.lua") else { return }
         #expect(H.exited(ours, 0), "\(H.show(ours))")
-        let stock = H.lines(lua.stdout), got = H.lines(ours.stdout)
+        let stock = H.lines(lua.stdout)
+        let got = H.lines(ours.stdout)
         #expect(stock.count == 2 && got.count == 2, "lua5.4: \(stock) ours: \(got)")
         guard stock.count == 2, got.count == 2, let s1 = Int(stock[0]), let g1 = Int(got[0]) else { return }
         #expect(g1 >= s1 && g1 <= s1 + 1, "nested resume: lua5.4 \(s1), ours \(g1)")
-        let sw = stock[1].split(separator: "\t"), gw = got[1].split(separator: "\t")
+        let sw = stock[1].split(separator: "\t")
+        let gw = got[1].split(separator: "\t")
         if let s2 = Int(sw[0]), let g2 = Int(gw[0]) {
             #expect(g2 >= s2 && g2 <= s2 + 1, "recursive wrap: lua5.4 \(s2), ours \(g2)")
         }
@@ -196,7 +211,8 @@ import Glibc
 
     @Test func testCommandTimesOutEachFileAndStillSummarises() throws {
         let dir = try TestCmdHarness.folder([
-            "a_spec.lua": "describe('a', function()\n  it('loops', function() while true do end end)\n  it('never runs', function() end)\nend)\n",
+            "a_spec.lua":
+                "describe('a', function()\n  it('loops', function() while true do end end)\n  it('never runs', function() end)\nend)\n",
             "b_spec.lua": "setmetatable({}, { __gc = function() while true do end end })\n"
                 + "describe('b', function() it('passes', function() end) end)\n",
             "c_spec.lua": "describe('c', function() it('finds', function()\n" + Self.catastrophicFind + "\nend) end)\n",
@@ -205,8 +221,11 @@ import Glibc
         let r = try TestCmdHarness.run(dir, ["--timeout", "1", "--jobs", "2"])
         #expect(r.termination == .exited(1), "\(H.show(r))")
         #expect(TestCmdHarness.lastLine(r.stdout) == "2 passed, 3 failed, 0 skipped", "\(H.show(r))")
-        #expect(H.contains(r.stdout, "a_spec.lua:2: time limit exceeded (1 s) in function <a_spec.lua:2>; "
-            + "raise it with --timeout SECONDS (the rest of the file was not run)"), "\(H.show(r))")
+        #expect(
+            H.contains(
+                r.stdout,
+                "a_spec.lua:2: time limit exceeded (1 s) in function <a_spec.lua:2>; "
+                    + "raise it with --timeout SECONDS (the rest of the file was not run)"), "\(H.show(r))")
         #expect(H.contains(r.stdout, "b_spec.lua:1: time limit exceeded (1 s) in a __gc metamethod"), "\(H.show(r))")
         #expect(H.contains(r.stdout, "c_spec.lua:3: time limit exceeded (1 s) in C function 'find'"), "\(H.show(r))")
     }
@@ -224,9 +243,11 @@ import Glibc
         #expect(r.output == "2\nafter\tnil\n", "\(r)")
         let errors = H.lines(r.errors)
         #expect(errors.count == 3, "\(r)")
-        #expect(errors.first == "error: stdin:1: time limit exceeded (1 s) in main chunk; raise it with --timeout SECONDS")
-        #expect(errors.dropFirst().first == "error: stdin:1: time limit exceeded (1 s) in C function 'find' "
-            + "(C code cannot be interrupted); raise it with --timeout SECONDS")
+        #expect(
+            errors.first == "error: stdin:1: time limit exceeded (1 s) in main chunk; raise it with --timeout SECONDS")
+        #expect(
+            errors.dropFirst().first == "error: stdin:1: time limit exceeded (1 s) in C function 'find' "
+                + "(C code cannot be interrupted); raise it with --timeout SECONDS")
         #expect(H.contains(errors.last ?? "", "note: the REPL session was restarted"))
         #expect(H.contains(errors.last ?? "", "were lost"))
     }
@@ -238,7 +259,10 @@ import Glibc
         let r = try ReplHarness.piped(input, arguments: ["--timeout", "1"])
         #expect(r.status == 3, "\(r)")
         #expect(r.output == "{}\nlast entry\n", "\(r)")  // the REPL prints the value an entry returns
-        #expect(H.lines(r.errors) == ["error: stdin:1: time limit exceeded (1 s) in a __gc metamethod "
-            + "(finalizers run with hooks off) while the Lua state was closing; raise it with --timeout SECONDS"], "\(r)")
+        #expect(
+            H.lines(r.errors) == [
+                "error: stdin:1: time limit exceeded (1 s) in a __gc metamethod "
+                    + "(finalizers run with hooks off) while the Lua state was closing; raise it with --timeout SECONDS"
+            ], "\(r)")
     }
 }

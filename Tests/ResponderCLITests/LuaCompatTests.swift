@@ -1,8 +1,9 @@
 import ResponderLua
 import ResponderTesting
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // SPEC §4 "apart from what is removed, the language is stock Lua 5.4" (issue 14): each script
@@ -25,15 +26,19 @@ struct LuaCompatTests {
 
     /// Runs `script` under both and expects the same stdout, both exiting 0.
     @discardableResult
-    static func expectSame(_ script: String, files: [String: String] = [:],
-                           sourceLocation: SourceLocation = #_sourceLocation) throws -> (ours: TestProcess.Output, stock: TestProcess.Output) {
+    static func expectSame(
+        _ script: String, files: [String: String] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (ours: TestProcess.Output, stock: TestProcess.Output) {
         let (ours, dir) = try H.runScript(script, files: files)
         defer { H.remove(dir) }
         let stock = try stock("script.lua", in: dir)
         #expect(H.exited(stock, 0), "lua5.4: \(H.show(stock))", sourceLocation: sourceLocation)
         #expect(H.exited(ours, 0), "\(H.show(ours))", sourceLocation: sourceLocation)
-        #expect(ours.stdout == stock.stdout, "responder: \(ours.stdout.debugDescription)\nlua5.4: \(stock.stdout.debugDescription)",
-                sourceLocation: sourceLocation)
+        #expect(
+            ours.stdout == stock.stdout,
+            "responder: \(ours.stdout.debugDescription)\nlua5.4: \(stock.stdout.debugDescription)",
+            sourceLocation: sourceLocation)
         return (ours, stock)
     }
 
@@ -66,13 +71,14 @@ struct LuaCompatTests {
             """
         let (r, _) = try H.runScript(script)
         #expect(H.exited(r, 0), "\(H.show(r))")
-        #expect(r.stdout == """
-            function\tfunction\tfunction\tfunction\tfunction\tfunction
-            false\tscript.lua:5: undeclared global 'reset'
-            function\tfunction\tnil
-            function\tfunction\tfunction
+        #expect(
+            r.stdout == """
+                function\tfunction\tfunction\tfunction\tfunction\tfunction
+                false\tscript.lua:5: undeclared global 'reset'
+                function\tfunction\tnil
+                function\tfunction\tfunction
 
-            """)
+                """)
     }
 
     @Test func iterationListsEveryNameAsIfCreatedUpFront() throws {
@@ -95,14 +101,16 @@ struct LuaCompatTests {
             """
         let (r, _) = try H.runScript(script)
         #expect(H.exited(r, 0), "\(H.show(r))")
-        let globals = "View=true Event=true Preference=true post=true AsyncButton=true sleep=true advance=true now=true "
+        let globals =
+            "View=true Event=true Preference=true post=true AsyncButton=true sleep=true advance=true now=true "
             + "Button=true State=true reset=false warnings=false alert=false lastTrace=false"
         let module = globals.split(separator: " ").map { $0.split(separator: "=")[0] + "=true" }.joined(separator: " ")
         #expect(r.stdout == "\(globals)\n\(module)\n2\tfunction\tfunction\tnil\nnil\tnil\n")
     }
 
     @Test func settingTheGlobalMetatableLeaksNoModuleOnlyName() throws {
-        let (r, _) = try H.runScript("setmetatable(_G, {})\nprint(rawget(_G, 'reset'), rawget(_G, 'alert'), type(View), type(now))\n")
+        let (r, _) = try H.runScript(
+            "setmetatable(_G, {})\nprint(rawget(_G, 'reset'), rawget(_G, 'alert'), type(View), type(now))\n")
         #expect(H.exited(r, 0), "\(H.show(r))")
         #expect(r.stdout == "nil\tnil\tfunction\tfunction\n")
     }
@@ -125,7 +133,8 @@ struct LuaCompatTests {
     @Test func revealingTheNamesKeepsTheExploreTable() throws {
         // a reflective look first (busted's insulate snapshot does one) used to drop `explore`:
         // the lazy metatable went away without it being created
-        let (out, dir) = try H.runScript("""
+        let (out, dir) = try H.runScript(
+            """
             for _ in pairs(_G) do end
             print(type(explore), rawget(_G, "explore") == explore, type(require("responder").explore))
             """)
@@ -167,16 +176,19 @@ struct LuaCompatTests {
             print(m.v, data, select("#", require("mod")))
             print(require("utf8").char(72, 105))
             """
-        try Self.expectSame(script, files: [
-            "mod.lua": "return { v = 1 }\n",
-            // a module named like a library that requires the library gets the library
-            "utf8.lua": "return require('utf8')\n",
-        ])
+        try Self.expectSame(
+            script,
+            files: [
+                "mod.lua": "return { v = 1 }\n",
+                // a module named like a library that requires the library gets the library
+                "utf8.lua": "return require('utf8')\n",
+            ])
     }
 
     @Test func requireOfAModuleThatReturnsNothingGivesTrue() throws {
-        try Self.expectSame("print(require('quiet'))\nprint(require('quiet'))\n",
-                       files: ["quiet.lua": "x = 1\n"])
+        try Self.expectSame(
+            "print(require('quiet'))\nprint(require('quiet'))\n",
+            files: ["quiet.lua": "x = 1\n"])
     }
 
     // MARK: - issue 14, item 5: load with a reader
@@ -234,7 +246,8 @@ struct LuaCompatTests {
     }
 
     @Test func aRequiredFileMaySkipAShebangToo() throws {
-        try Self.expectSame("print(require('tool').ok)\n", files: ["tool.lua": "#!/usr/bin/env lua5.4\nreturn { ok = true }\n"])
+        try Self.expectSame(
+            "print(require('tool').ok)\n", files: ["tool.lua": "#!/usr/bin/env lua5.4\nreturn { ok = true }\n"])
     }
 
     // MARK: - issue 14, item 8: warn, debug.traceback, os.difftime
@@ -262,7 +275,9 @@ struct LuaCompatTests {
             print(os.difftime(10, 4), os.difftime(os.time(), os.time()) <= 1)
             """
         try Self.expectSame(script)
-        let (r, _) = try H.runScript("local n = 0\nfor k in pairs(debug) do n = n + 1 end\nprint(n, require('debug') == debug, debug.getinfo, debug.sethook)\n")
+        let (r, _) = try H.runScript(
+            "local n = 0\nfor k in pairs(debug) do n = n + 1 end\nprint(n, require('debug') == debug, debug.getinfo, debug.sethook)\n"
+        )
         #expect(r.stdout == "1\ttrue\tnil\tnil\n", "\(H.show(r))")
     }
 
@@ -271,13 +286,13 @@ struct LuaCompatTests {
     @Test func requireRefusesNamesThatLeaveTheScriptFolder() throws {
         let dir = try H.folder([
             "app/main.lua": """
-                print(pcall(require, "/etc/os-release\\0"))
-                print(pcall(require, "/etc/os-release"))
-                print(pcall(require, "/dev/zero\\0"))
-                print(pcall(require, "outside"))
-                print(pcall(require, "sub"))
-                print(require("inside").ok)
-                """,
+            print(pcall(require, "/etc/os-release\\0"))
+            print(pcall(require, "/etc/os-release"))
+            print(pcall(require, "/dev/zero\\0"))
+            print(pcall(require, "outside"))
+            print(pcall(require, "sub"))
+            print(require("inside").ok)
+            """,
             "secret.lua": "return 'outside the folder'\n",
             "app/real.lua": "return { ok = 'symlink inside' }\n",
             "app/sub.lua/keep": "",
@@ -287,15 +302,16 @@ struct LuaCompatTests {
         symlink("real.lua", dir + "/app/inside.lua")
         let r = try H.run(["app/main.lua", "--max-memory", "32"], in: dir, timeLimit: 20)
         #expect(H.exited(r, 0), "\(H.show(r))")
-        #expect(r.stdout == """
-            false\tbad argument #1 to 'require' (module name contains a NUL byte)
-            false\tmodule '/etc/os-release' not found: require only loads files inside the script folder (absolute paths are refused)
-            false\tbad argument #1 to 'require' (module name contains a NUL byte)
-            false\tmodule 'outside' not found: 'app/outside.lua' leads outside the script folder
-            false\tmodule 'sub' not found: 'app/sub.lua' is not a regular file
-            symlink inside
+        #expect(
+            r.stdout == """
+                false\tbad argument #1 to 'require' (module name contains a NUL byte)
+                false\tmodule '/etc/os-release' not found: require only loads files inside the script folder (absolute paths are refused)
+                false\tbad argument #1 to 'require' (module name contains a NUL byte)
+                false\tmodule 'outside' not found: 'app/outside.lua' leads outside the script folder
+                false\tmodule 'sub' not found: 'app/sub.lua' is not a regular file
+                symlink inside
 
-            """)
+                """)
     }
 
     @Test func requireNeverReadsADeviceOrAPipe() throws {
@@ -305,11 +321,12 @@ struct LuaCompatTests {
         mkfifo(dir + "/pipe.lua", 0o600)
         let r = try H.run(["main.lua", "--max-memory", "32"], in: dir, timeLimit: 20)
         #expect(H.exited(r, 0), "\(H.show(r))")
-        #expect(r.stdout == """
-            false\tmodule 'zero' not found: './zero.lua' leads outside the script folder
-            false\tmodule 'pipe' not found: './pipe.lua' is not a regular file
+        #expect(
+            r.stdout == """
+                false\tmodule 'zero' not found: './zero.lua' leads outside the script folder
+                false\tmodule 'pipe' not found: './pipe.lua' is not a regular file
 
-            """)
+                """)
     }
 
     // MARK: - issue 7, item 10: the kit does not use what the script replaced

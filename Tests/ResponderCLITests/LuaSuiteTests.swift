@@ -8,7 +8,8 @@ import Testing
 struct LuaSuiteTests {
     @Test func everySpecAndExamplePasses() throws {
         let root = GraphHarness.repository()
-        let command = "cd \(GraphHarness.quote(root)) && exec \(GraphHarness.quote(try ResponderBinary.path())) "
+        let command =
+            "cd \(GraphHarness.quote(root)) && exec \(GraphHarness.quote(try ResponderBinary.path())) "
             + "test scripts/tests scripts/examples/*.lua"
         let environment = TestProcess.environment().filter { !$0.hasPrefix("NO_COLOR=") } + ["NO_COLOR=1"]
         guard let out = TestProcess.run("/bin/sh", ["-c", command], environment: environment) else {

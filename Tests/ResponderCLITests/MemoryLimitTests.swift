@@ -1,7 +1,8 @@
 import ResponderTesting
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // `--max-memory` bounds everything a script makes, the engine's objects included (SPEC §4):
@@ -21,29 +22,43 @@ struct MemoryLimitTests {
     /// Scripts that never end by themselves, one per kind of data the engine or the bridge
     /// keeps for a script.
     static let growing: [(name: String, script: String)] = [
-        ("declarations", """
+        (
+            "declarations",
+            """
             local E = Event "E"
             local n = View "N"
             while true do n:triggers(E) end
-            """),
-        ("declaration type lists", """
+            """
+        ),
+        (
+            "declaration type lists",
+            """
             local E = Event "E"
             local n = View "N"
             local t = {} for i = 1, 1000 do t[i] = E end
             while true do n:triggers(table.unpack(t)) end
-            """),
-        ("nodes with long names and ids", """
+            """
+        ),
+        (
+            "nodes with long names and ids",
+            """
             local root = View "Root"
             local name = string.rep("n", 200)
             while true do root:add(View(name) { id = name }) end
-            """),
-        ("responders", """
+            """
+        ),
+        (
+            "responders",
+            """
             local E = Event "E"
             local n = View "N"
             local id = string.rep("r", 100)
             while true do n:receiveEvent(E, function() end, { id = id }) end
-            """),
-        ("traces kept by outcomes", """
+            """
+        ),
+        (
+            "traces kept by outcomes",
+            """
             local E = Event "E"
             local leaf = View "Leaf"
             local node = leaf
@@ -51,16 +66,22 @@ struct MemoryLimitTests {
             node:handleEvent(E, function() end)
             local keep = {}
             while true do keep[#keep + 1] = leaf:trigger(E {}) end
-            """),
-        ("trace snapshots of changing lists", """
+            """
+        ),
+        (
+            "trace snapshots of changing lists",
+            """
             local E = Event "E"
             local n = View "N"
             for i = 1, 20000 do n:receiveEvent(E, function() end) end
             n:handleEvent(function() end)
             local keep = {}
             while true do keep[#keep + 1] = n:trigger(E {}) n:receiveEvent(E, function() end) end
-            """),
-        ("contexts kept from deep dispatches", """
+            """
+        ),
+        (
+            "contexts kept from deep dispatches",
+            """
             local E = Event "E"
             local a, b = View "A", View "B"
             local node = View "Top" { a, b }
@@ -68,24 +89,36 @@ struct MemoryLimitTests {
             local keep = {}
             node:handleEvent(E, function(e, ctx) keep[#keep + 1] = ctx end)
             while true do a:trigger(E {}) b:trigger(E {}) end
-            """),
-        ("warnings", """
+            """
+        ),
+        (
+            "warnings",
+            """
             local E = Event "E"
             local node = View "Root"
             for i = 1, 300 do local c = View(string.rep("c", 40)) node:add(c) node = c end
             while true do node:trigger(E {}) end
-            """),
-        ("long strings copied into Swift", """
+            """
+        ),
+        (
+            "long strings copied into Swift",
+            """
             local big = string.rep("x", 1 << 20)
             local keep = {}
             while true do keep[#keep + 1] = View(big) end
-            """),
-        ("type chains", """
+            """
+        ),
+        (
+            "type chains",
+            """
             local T = Event "T"
             local name = string.rep("t", 300)
             while true do T = Event(name, T) end
-            """),
-        ("publishers, subscribers and tap actions", """
+            """
+        ),
+        (
+            "publishers, subscribers and tap actions",
+            """
             local E = Event "E"
             local f = function() end
             local keep = {}
@@ -93,18 +126,25 @@ struct MemoryLimitTests {
               local n = View "N" keep[#keep + 1] = n
               for i = 1, 50 do n:publisher(E) n:subscribe(E, f) n:onTapGesture(f) end
             end
-            """),
-        ("kit state observers", """
+            """
+        ),
+        (
+            "kit state observers",
+            """
             local s = State(0)
             local n = View "N"
             local f = function() end
             while true do n:onChange(s, f) end
-            """),
-        ("kit actions and targets", """
+            """
+        ),
+        (
+            "kit actions and targets",
+            """
             local b = Button "B" { action = function() end }
             local f = function() end
             while true do b:addAction(f, { title = "t" }) b:addTarget(nil, "save") end
-            """),
+            """
+        ),
     ]
 
     /// Runs `script` at the 32 MiB cap with the data segment limited to the cap plus the overhead.
@@ -113,8 +153,9 @@ struct MemoryLimitTests {
         defer { H.remove(dir) }
         let kib = (capMiB + overheadMiB) * 1024
         let guardCommand = access("/usr/bin/timeout", X_OK) == 0 ? "/usr/bin/timeout -s KILL 120 " : ""
-        return try H.shell(["run", name, "--max-memory", String(capMiB)], in: dir, prefix: guardCommand,
-                           setup: "ulimit -d \(kib); ")
+        return try H.shell(
+            ["run", name, "--max-memory", String(capMiB)], in: dir, prefix: guardCommand,
+            setup: "ulimit -d \(kib); ")
     }
 
     @Test(arguments: growing.map(\.name))
@@ -128,7 +169,8 @@ struct MemoryLimitTests {
     /// Garbage behind userdata (traces of dropped outcomes) is collected when it would cross
     /// the cap: it does not count as over the limit.
     @Test func garbageOfEngineObjectsDoesNotHitTheLimit() throws {
-        let r = try Self.runLimited("""
+        let r = try Self.runLimited(
+            """
             local E = Event "E"
             local leaf = View "Leaf"
             local root = View "Root" { leaf }

@@ -1,6 +1,7 @@
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // The README's examples, run as a new user would copy them: the outputs it shows must be what
@@ -65,7 +66,8 @@ struct ReadmeTests {
 
     @Test func theOneScreenExampleRunsWithoutWarningsAndPrintsWhatItsCommentsSay() throws {
         let readme = try H.readme()
-        let script = try H.block(readme, info: "lua", startingWith: "local ItemSelected = Event \"ItemSelected\"            --")
+        let script = try H.block(
+            readme, info: "lua", startingWith: "local ItemSelected = Event \"ItemSelected\"            --")
         let dir = try H.folder(["screen.lua": script])
         let out = try H.shell(["run", "screen.lua"], in: dir, prefix: "")
         #expect(out.status == 0)

@@ -1,6 +1,7 @@
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // `responder repl` end to end: the built binary, fed through a file (piped mode) or driven
@@ -11,14 +12,15 @@ import Glibc
 @Suite("repl, piped")
 struct ReplPipedTests {
     @Test func expressionsPrintTheirValuesAndStatementsPrintNothing() throws {
-        let r = try ReplHarness.piped("""
-        1 + 1
-        x = 10
-        x * 2
-        =x + 1
-        "text", nil, 3
-        .5
-        """)
+        let r = try ReplHarness.piped(
+            """
+            1 + 1
+            x = 10
+            x * 2
+            =x + 1
+            "text", nil, 3
+            .5
+            """)
         #expect(r.output == "2\n20\n11\ntext\tnil\t3\n0.5\n")
         #expect(r.status == 0)
     }
@@ -30,34 +32,36 @@ struct ReplPipedTests {
     }
 
     @Test func multiLineInputContinuesUntilComplete() throws {
-        let r = try ReplHarness.piped("""
-        function double(a)
-          local b = a * 2
-          return b
-        end
-        double(21)
-        t = {
-          1,
-        2 }
-        #t
-        return 1 +
-        2
-        s = [[long
-        string]]
-        s
-        """)
+        let r = try ReplHarness.piped(
+            """
+            function double(a)
+              local b = a * 2
+              return b
+            end
+            double(21)
+            t = {
+              1,
+            2 }
+            #t
+            return 1 +
+            2
+            s = [[long
+            string]]
+            s
+            """)
         #expect(r.output == "42\n2\n3\nlong\nstring\n")
         #expect(r.errors == "")
     }
 
     @Test func tablesPrintReadablyWithSortedKeysAndMarkedCycles() throws {
-        let r = try ReplHarness.piped("""
-        { 1, "x", b = 2, a = true, ["key with space"] = 1, [10] = "ten" }
-        {}
-        local t = { name = "loop" } t.self = t return t
-        { nested = { deeper = { deepest = { bottom = { 1 } } } } }
-        { f = "q\\"uote\\nline" }
-        """)
+        let r = try ReplHarness.piped(
+            """
+            { 1, "x", b = 2, a = true, ["key with space"] = 1, [10] = "ten" }
+            {}
+            local t = { name = "loop" } t.self = t return t
+            { nested = { deeper = { deepest = { bottom = { 1 } } } } }
+            { f = "q\\"uote\\nline" }
+            """)
         let lines = r.output.split(separator: "\n").map(String.init)
         #expect(lines.count == 5)
         #expect(lines.first == #"{ 1, "x", [10] = "ten", a = true, b = 2, ["key with space"] = 1 }"#)
@@ -78,58 +82,63 @@ struct ReplPipedTests {
 
     @Test func typesConstructorsAndValuesPrintAsWhatTheyAre() throws {
         // issue 10: `View`, `Event type Greeted`, values with their nested tables
-        let r = try ReplHarness.piped("""
-        View
-        Greeted = Event "Greeted"
-        Greeted
-        AlertableError "LoginFailed"
-        Error "Failed"
-        mount
-        Greeted { name = "x", list = { 1, 2, { a = 1 } } }
-        { Greeted {}, Button }
-        """)
-        #expect(r.output == """
-        View
-        Event type Greeted
-        AlertableError type LoginFailed
-        Error type Failed
-        function mount
-        Greeted{list={1, 2, {a=1}}, name="x"}
-        { Greeted{}, Button }
+        let r = try ReplHarness.piped(
+            """
+            View
+            Greeted = Event "Greeted"
+            Greeted
+            AlertableError "LoginFailed"
+            Error "Failed"
+            mount
+            Greeted { name = "x", list = { 1, 2, { a = 1 } } }
+            { Greeted {}, Button }
+            """)
+        #expect(
+            r.output == """
+                View
+                Event type Greeted
+                AlertableError type LoginFailed
+                Error type Failed
+                function mount
+                Greeted{list={1, 2, {a=1}}, name="x"}
+                { Greeted{}, Button }
 
-        """)
+                """)
     }
 
     @Test func dotTreeShowsDeclaredTypesAsGraphDoes() throws {
-        let r = try ReplHarness.piped("""
-        A = Event "A"; B = Event "B"
-        leaf = View "Leaf" {}; leaf:triggers(A, B)
-        root = View "Root" { leaf }; root:handleEvent(A, function() end, { id = "h" }); mount(root)
-        .tree
-        """)
+        let r = try ReplHarness.piped(
+            """
+            A = Event "A"; B = Event "B"
+            leaf = View "Leaf" {}; leaf:triggers(A, B)
+            root = View "Root" { leaf }; root:handleEvent(A, function() end, { id = "h" }); mount(root)
+            .tree
+            """)
         #expect(r.output.contains("Root  [handleEvent(A) id=h]\n  Leaf  [triggers(A, B)]\n"), "\(r.output)")
     }
 
     @Test func longArraysFillLinesInsteadOfOneItemPerLine() throws {
         let r = try ReplHarness.piped("local t = {} for i = 1, 30 do t[i] = i end return t\n")
-        #expect(r.output == """
-        {
-          1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
-          23, 24, 25, 26, 27, 28, 29, 30
-        }
+        #expect(
+            r.output == """
+                {
+                  1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
+                  23, 24, 25, 26, 27, 28, 29, 30
+                }
 
-        """)
+                """)
     }
 
     @Test func errorsArePrintedAndNeverEndTheSession() throws {
-        let r = try ReplHarness.piped("""
-        error("boom")
-        1 +* 2
-        nosuch.field = 1
-        error({})
-        local function inner() error("deep") end inner()
-        "still here"
-        """)
+        let r = try ReplHarness.piped(
+            """
+            error("boom")
+            1 +* 2
+            nosuch.field = 1
+            error({})
+            local function inner() error("deep") end inner()
+            "still here"
+            """)
         #expect(r.status == 0)
         #expect(r.output.hasSuffix("still here\n"))
         #expect(r.errors.contains("error: stdin:1: boom\n"))
@@ -146,29 +155,33 @@ struct ReplPipedTests {
     }
 
     @Test func eachEntryGetsTheInstructionBudget() throws {
-        let r = try ReplHarness.piped("""
-        while true do end
-        for i = 1, 50000 do end
-        "ok"
-        """, arguments: ["--max-instructions", "100000"])
+        let r = try ReplHarness.piped(
+            """
+            while true do end
+            for i = 1, 50000 do end
+            "ok"
+            """, arguments: ["--max-instructions", "100000"])
         #expect(r.errors.contains("instruction limit exceeded (100000 instructions)"))
         #expect(r.output == "ok\n")
         #expect(r.status == 0)
     }
 
     @Test func theSessionGoesOnAfterAMemoryLimitOnceTheMemoryIsFreed() throws {
-        let r = try ReplHarness.piped("""
-        t = {} for i = 1, 1e7 do t[i] = { i } end
-        t = nil
-        "after t"
-        keep = {} local E = Event "E" local n = View "N" while true do n:triggers(E) keep[#keep + 1] = View "M" end
-        keep = nil
-        .reset
-        "after reset"
-        """, arguments: ["--max-memory", "16"])
+        let r = try ReplHarness.piped(
+            """
+            t = {} for i = 1, 1e7 do t[i] = { i } end
+            t = nil
+            "after t"
+            keep = {} local E = Event "E" local n = View "N" while true do n:triggers(E) keep[#keep + 1] = View "M" end
+            keep = nil
+            .reset
+            "after reset"
+            """, arguments: ["--max-memory", "16"])
         #expect(r.output.contains("after t\n"), "\(r.output) \(r.errors)")
         #expect(r.output.contains("after reset\n"), "\(r.output) \(r.errors)")
-        #expect(r.errors.split(separator: "\n").filter { $0.contains("memory limit exceeded (16 MiB)") }.count == 2, "\(r.errors)")
+        #expect(
+            r.errors.split(separator: "\n").filter { $0.contains("memory limit exceeded (16 MiB)") }.count == 2,
+            "\(r.errors)")
         #expect(r.status == 0)
     }
 
@@ -176,16 +189,17 @@ struct ReplPipedTests {
         let dir = try ReplHarness.temporaryDirectory()
         let file = dir + "/lib.lua"
         try ReplHarness.write(file, "loaded = (loaded or 0) + 1\nreturn 'from file'\n")
-        let r = try ReplHarness.piped("""
-        .help
-        .load \(file)
-        loaded
-        .load \(dir)/missing.lua
-        .load
-        .frobnicate
-        .quit
-        "never printed"
-        """)
+        let r = try ReplHarness.piped(
+            """
+            .help
+            .load \(file)
+            loaded
+            .load \(dir)/missing.lua
+            .load
+            .frobnicate
+            .quit
+            "never printed"
+            """)
         #expect(r.output.contains(".tree [selector]"))
         #expect(r.output.contains(".warnings"))
         #expect(r.output.contains("from file\n1\n"))
@@ -207,25 +221,26 @@ struct ReplPipedTests {
     }
 
     @Test func nodesEventsAndTracesPrintReadably() throws {
-        let r = try ReplHarness.piped("""
-        ItemSelected = Event "ItemSelected"
-        item = View "Item" { id = "b" }
-        root = View "Root" { View "Grid" { item } }
-        item
-        root
-        ItemSelected { item = "b" }
-        { first = item, event = ItemSelected { item = "b" } }
-        root:handleEvent(ItemSelected, function() end)
-        mount(root)
-        o = item:trigger(ItemSelected { item = "b" })
-        o.handled, o.by
-        .tree
-        .tree #b
-        .trace
-        .warnings
-        .reset
-        .tree
-        """)
+        let r = try ReplHarness.piped(
+            """
+            ItemSelected = Event "ItemSelected"
+            item = View "Item" { id = "b" }
+            root = View "Root" { View "Grid" { item } }
+            item
+            root
+            ItemSelected { item = "b" }
+            { first = item, event = ItemSelected { item = "b" } }
+            root:handleEvent(ItemSelected, function() end)
+            mount(root)
+            o = item:trigger(ItemSelected { item = "b" })
+            o.handled, o.by
+            .tree
+            .tree #b
+            .trace
+            .warnings
+            .reset
+            .tree
+            """)
         let out = r.output
         #expect(out.contains("Item#b\nRoot\nItemSelected{item=\"b\"}\n"))
         #expect(out.contains(#"{ event = ItemSelected{item="b"}, first = Item#b }"#))
@@ -237,13 +252,14 @@ struct ReplPipedTests {
     }
 
     @Test func warningsAreListed() throws {
-        let r = try ReplHarness.piped("""
-        Ping = Event "Ping"
-        root = View "Root" { View "Leaf" }
-        mount(root)
-        root:find("Leaf"):trigger(Ping())
-        .warnings
-        """)
+        let r = try ReplHarness.piped(
+            """
+            Ping = Event "Ping"
+            root = View "Root" { View "Leaf" }
+            mount(root)
+            root:find("Leaf"):trigger(Ping())
+            .warnings
+            """)
         #expect(r.output.contains("1. unhandledEvent: "))
         #expect(r.errors.contains("warning: "))
     }
@@ -460,7 +476,7 @@ struct ReplTerminalTests {
 
         let again = try ReplTerminal.start(home: t.home)
         try again.expect("> ")
-        again.send("\u{1B}[A")          // up arrow: the previous entry
+        again.send("\u{1B}[A")  // up arrow: the previous entry
         try again.expect("remembered = 41")
         again.send(" + 1\rremembered\r")
         try again.expect("42\r\n> ")
@@ -531,8 +547,10 @@ enum ReplHarness {
     }
 
     /// Spawns `responder repl ARGS` and returns its pid.
-    static func spawn(arguments: [String], environment: [String],
-                      actions: inout posix_spawn_file_actions_t, attributes: inout posix_spawnattr_t) throws -> pid_t {
+    static func spawn(
+        arguments: [String], environment: [String],
+        actions: inout posix_spawn_file_actions_t, attributes: inout posix_spawnattr_t
+    ) throws -> pid_t {
         let path = try ResponderBinary.path()
         let argv = ([path, "repl"] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
@@ -579,7 +597,9 @@ enum ReplHarness {
     /// Runs `responder repl` with `input` as standard input (a file, so not a terminal).
     static func piped(_ input: String, arguments: [String] = [], mergeStreams: Bool = false) throws -> Result {
         let dir = try temporaryDirectory()
-        let inPath = dir + "/stdin", outPath = dir + "/stdout", errPath = dir + "/stderr"
+        let inPath = dir + "/stdin"
+        let outPath = dir + "/stdout"
+        let errPath = dir + "/stderr"
         try write(inPath, input.hasSuffix("\n") ? input : input + "\n")
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -594,8 +614,9 @@ enum ReplHarness {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        let pid = try spawn(arguments: arguments, environment: environment(home: dir),
-                            actions: &actions, attributes: &attributes)
+        let pid = try spawn(
+            arguments: arguments, environment: environment(home: dir),
+            actions: &actions, attributes: &attributes)
         let status = try wait(pid)
         return Result(output: try read(outPath), errors: mergeStreams ? "" : try read(errPath), status: status)
     }
@@ -621,7 +642,8 @@ final class ReplTerminal {
         guard master >= 0 else { throw HarnessFailure(description: "cannot open /dev/ptmx") }
         var unlock: Int32 = 0
         var number: UInt32 = 0
-        let TIOCSPTLCK: UInt = 0x4004_5431, TIOCGPTN: UInt = 0x8004_5430
+        let TIOCSPTLCK: UInt = 0x4004_5431
+        let TIOCGPTN: UInt = 0x8004_5430
         guard ioctl(master, TIOCSPTLCK, &unlock) == 0, ioctl(master, TIOCGPTN, &number) == 0 else {
             close(master)
             throw HarnessFailure(description: "cannot set up the pseudo-terminal")
@@ -642,8 +664,9 @@ final class ReplTerminal {
         // POSIX_SPAWN_SETSID (glibc ≥ 2.26): setsid() before the file actions, so opening the
         // slave makes it the controlling terminal.
         posix_spawnattr_setflags(&attributes, 0x80)
-        pid = try ReplHarness.spawn(arguments: arguments, environment: ReplHarness.environment(home: self.home),
-                                    actions: &actions, attributes: &attributes)
+        pid = try ReplHarness.spawn(
+            arguments: arguments, environment: ReplHarness.environment(home: self.home),
+            actions: &actions, attributes: &attributes)
     }
 
     /// Starts a REPL on a new pseudo-terminal and waits for its first prompt (without consuming
@@ -711,9 +734,15 @@ final class ReplTerminal {
                 bytes.append(contentsOf: chunk[0..<n])
             }
         }
-        if let end = find(needle) { mark = end; return }
+        if let end = find(needle) {
+            mark = end
+            return
+        }
         let seen = String(decoding: bytes[mark...], as: UTF8.self)
-        throw HarnessFailure(description: "expected \(String(reflecting: text)) in terminal output; after the last match got \(String(reflecting: seen))")
+        throw HarnessFailure(
+            description:
+                "expected \(String(reflecting: text)) in terminal output; after the last match got \(String(reflecting: seen))"
+        )
     }
 
     private func find(_ needle: [UInt8]) -> Int? {

@@ -1,8 +1,9 @@
 import ResponderLua
 import ResponderTesting
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // What the CLI end-to-end tests share: finding the built `responder` binary, running it through
@@ -24,8 +25,10 @@ enum ResponderBinary {
             let candidate = dir + "/responder"
             if access(candidate, X_OK) == 0 { return candidate }
         }
-        throw HarnessFailure(description:
-            "no 'responder' binary found above the test executable; build it first (swift build) or set RESPONDER_BIN")
+        throw HarnessFailure(
+            description:
+                "no 'responder' binary found above the test executable; build it first (swift build) or set RESPONDER_BIN"
+        )
     }
 
     /// A fresh empty folder whose path starts with `prefix` (e.g. `/tmp/responder-run-`).
@@ -87,8 +90,10 @@ extension ResponderHarness {
     /// Runs `cd DIR && exec PREFIX responder ARGS` through `/bin/sh`, without colour. `prefix` is
     /// shell text put before the binary (e.g. `env A=1` or a `timeout` guard).
     /// `setup` is shell text run before the binary is started (e.g. `ulimit -d 98304; `).
-    static func shell(_ args: [String], in dir: String, prefix: String, setup: String = "") throws -> TestProcess.Output {
-        let command = "cd \(quote(dir)) && \(setup)exec \(prefix)\(quote(try binary())) \(args.map(quote).joined(separator: " "))"
+    static func shell(_ args: [String], in dir: String, prefix: String, setup: String = "") throws -> TestProcess.Output
+    {
+        let command =
+            "cd \(quote(dir)) && \(setup)exec \(prefix)\(quote(try binary())) \(args.map(quote).joined(separator: " "))"
         let environment = TestProcess.environment().filter { !$0.hasPrefix("NO_COLOR=") } + ["NO_COLOR=1"]
         guard let out = TestProcess.run("/bin/sh", ["-c", command], environment: environment) else {
             throw HarnessFailure(description: "cannot spawn /bin/sh")

@@ -1,8 +1,9 @@
 import ResponderLua
 import ResponderTesting
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // `responder run` end to end: the built binary over scripts written to temporary folders.
@@ -42,7 +43,8 @@ struct RunCommandTests {
     }
 
     @Test func seedMakesMathRandomRepeatable() throws {
-        let script = "local t = {} for i = 1, 5 do t[i] = math.random(1, 1000000) end print(table.concat(t, ' '), math.random())\n"
+        let script =
+            "local t = {} for i = 1, 5 do t[i] = math.random(1, 1000000) end print(table.concat(t, ' '), math.random())\n"
         let dir = try H.folder(["r.lua": script])
         let a = try H.run(["r.lua", "--seed", "42"], in: dir)
         let b = try H.run(["r.lua", "--seed", "42"], in: dir)
@@ -97,7 +99,9 @@ struct RunCommandTests {
             for (i, b) in bytes.enumerated() { raw[i] = b }
         }
         let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         try #require(bound == 0)
         let r = try H.run(["sock.lua"], in: dir)
@@ -137,8 +141,10 @@ struct RunCommandTests {
         let r = try H.shell(command.isEmpty ? ["--help"] : [command, "--help"], in: "/tmp", prefix: "")
         #expect(r.status == 0, "\(H.show(r))")
         let text = r.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        #expect(text.contains("Exit status: 0 success; 1 a script error, a strict violation or a failed test; "
-            + "2 a usage error (unknown flag, missing file); 3 a sandbox limit"), "\(r.stdout)")
+        #expect(
+            text.contains(
+                "Exit status: 0 success; 1 a script error, a strict violation or a failed test; "
+                    + "2 a usage error (unknown flag, missing file); 3 a sandbox limit"), "\(r.stdout)")
         for line in r.stdout.split(separator: "\n") {
             let once = line.ranges(of: "default").count <= 1
             #expect(once, "a default named twice: \(line)")
@@ -148,17 +154,21 @@ struct RunCommandTests {
 
     @Test func traceFlagPrintsDispatchesStartedInsideAsyncTasks() throws {
         // issue 10, bug 2: dispatches started by a task's body are top-level actions too
-        let dir = try H.folder(["t.lua": """
+        let dir = try H.folder([
+            "t.lua": """
             local Loaded = Event "Loaded"
             local root = View "Root" {}
             root:handleEvent(Loaded, function() end)
             mount(root)
             task(function() sleep(1); root:trigger(Loaded {}) end)
             advance(2)
-            """])
+            """
+        ])
         let r = try H.run(["t.lua", "--trace"], in: dir)
         #expect(r.status == 0, "\(H.show(r))")
-        #expect(r.stderr == "event Loaded{} from Root\n  Root         #1 handleEvent(Loaded)          handled\n", "\(H.show(r))")
+        #expect(
+            r.stderr == "event Loaded{} from Root\n  Root         #1 handleEvent(Loaded)          handled\n",
+            "\(H.show(r))")
     }
 
     @Test func badSafetyValueIsAUsageError() throws {
@@ -221,7 +231,10 @@ struct RunCommandTests {
         let lines = H.lines(r.stderr)
         #expect(lines.first == "error: sub/rt.lua:3: boom")
         #expect(lines.dropFirst().first == "stack traceback:")
-        #expect(lines.contains { $0.hasSuffix("sub/rt.lua:3: in local 'f'") || $0.hasSuffix("sub/rt.lua:3: in function 'f'") })
+        #expect(
+            lines.contains {
+                $0.hasSuffix("sub/rt.lua:3: in local 'f'") || $0.hasSuffix("sub/rt.lua:3: in function 'f'")
+            })
         #expect(lines.contains { $0.hasSuffix("sub/rt.lua:5: in main chunk") })
     }
 
@@ -229,7 +242,9 @@ struct RunCommandTests {
         let dir = try H.folder(["a/b/c.lua": "\n\nlocal t = nil\nprint(t.x)\n"])
         let relative = try H.run(["./a/b/c.lua"], in: dir)
         #expect(H.exited(relative, 1), "\(H.show(relative))")
-        #expect(relative.stderr.hasPrefix("error: ./a/b/c.lua:4: attempt to index a nil value (local 't')\nstack traceback:\n"))
+        #expect(
+            relative.stderr.hasPrefix(
+                "error: ./a/b/c.lua:4: attempt to index a nil value (local 't')\nstack traceback:\n"))
         let absolute = try H.run([dir + "/a/b/c.lua"], in: "/")
         #expect(H.exited(absolute, 1), "\(H.show(absolute))")
         #expect(absolute.stderr.hasPrefix("error: \(dir)/a/b/c.lua:4: attempt to index a nil value (local 't')\n"))
@@ -238,12 +253,13 @@ struct RunCommandTests {
     @Test func syntaxErrorReportsFileAndLine() throws {
         let (r, _) = try H.runScript("print('never')\n\nlocal x = = 1\n", name: "syn.lua")
         #expect(H.exited(r, 1), "\(H.show(r))")
-        #expect(r.stdout == "")    // nothing ran
+        #expect(r.stdout == "")  // nothing ran
         #expect(H.lines(r.stderr).first == "error: syn.lua:3: unexpected symbol near '='")
     }
 
     @Test func errorTableWithTostringUsesIt() throws {
-        let script = "local E = setmetatable({}, { __tostring = function() return 'custom failure text' end })\nerror(E)\n"
+        let script =
+            "local E = setmetatable({}, { __tostring = function() return 'custom failure text' end })\nerror(E)\n"
         let (r, _) = try H.runScript(script, name: "et.lua")
         #expect(H.exited(r, 1), "\(H.show(r))")
         #expect(r.stdout == "")
@@ -299,8 +315,11 @@ struct RunCommandTests {
         let dir = try H.folder(["gcloop.lua": script])
         let r = try H.run(["gcloop.lua", "--max-instructions", "1000000", "--timeout", "2"], in: dir, timeLimit: 60)
         #expect(H.exited(r, 3), "\(H.show(r))")
-        #expect(H.lines(r.stderr) == ["error: gcloop.lua:1: time limit exceeded (2 s) in a __gc metamethod "
-            + "(finalizers run with hooks off); raise it with --timeout SECONDS"])
+        #expect(
+            H.lines(r.stderr) == [
+                "error: gcloop.lua:1: time limit exceeded (2 s) in a __gc metamethod "
+                    + "(finalizers run with hooks off); raise it with --timeout SECONDS"
+            ])
         #expect(!H.contains(r.stdout, "after"))
     }
 
@@ -367,7 +386,8 @@ struct RunCommandTests {
         let candidates: [String] = ["/usr/bin/lua5.4", "/usr/local/bin/lua5.4"]
         let lua = candidates.first { access($0, X_OK) == 0 }
         if let lua {
-            let code = "local f = assert(io.open(arg[1], 'wb')) f:write(string.dump(function() print('bytecode ran') return {} end)) f:close()"
+            let code =
+                "local f = assert(io.open(arg[1], 'wb')) f:write(string.dump(function() print('bytecode ran') return {} end)) f:close()"
             let out = TestProcess.run(lua, ["-", path], input: code)
             if let out, out.termination == TestProcess.Termination.exited(0), FileText.isFile(path) { return }
         }
@@ -387,8 +407,11 @@ struct RunCommandTests {
         #expect(H.exited(r, 1), "\(H.show(r))")
         #expect(r.stdout == "")
         // Lua 5.4's wording for a module that does not load, with the loader's reason under it
-        #expect(H.lines(r.stderr).prefix(2) == ["error: main.lua:1: error loading module 'x' from file './x.lua':",
-                                                "\tattempt to load a binary chunk (mode is 't')"])
+        #expect(
+            H.lines(r.stderr).prefix(2) == [
+                "error: main.lua:1: error loading module 'x' from file './x.lua':",
+                "\tattempt to load a binary chunk (mode is 't')",
+            ])
     }
 
     @Test func loadRefusesBinaryChunks() throws {
@@ -411,7 +434,8 @@ struct RunCommandTests {
 
     @Test func requireLoadsLuaFilesRelativeToTheScriptsFolder() throws {
         let dir = try H.folder([
-            "app/main.lua": "local h = require('helper')\nlocal d = require('lib.deep')\nprint(h.v, d.v, require('helper') == h)\n",
+            "app/main.lua":
+                "local h = require('helper')\nlocal d = require('lib.deep')\nprint(h.v, d.v, require('helper') == h)\n",
             "app/helper.lua": "print('loading', ...)\nreturn { v = 7 }\n",
             "app/lib/deep.lua": "return { v = 8 }\n",
             "helper.lua": "return { v = 'wrong folder' }\n",
@@ -433,11 +457,13 @@ struct RunCommandTests {
 
     // MARK: - limits (exit 3, naming the limit and the flag)
 
-    static let instructionMessage = "instruction limit exceeded (1000000 instructions); raise it with --max-instructions N"
+    static let instructionMessage =
+        "instruction limit exceeded (1000000 instructions); raise it with --max-instructions N"
     static let memoryMessage = "memory limit exceeded (32 MiB); raise it with --max-memory MiB"
 
     @Test func infiniteLoopHitsTheInstructionBudget() throws {
-        let (r, _) = try H.runScript("print('start')\nwhile true do end\n", name: "loop.lua", ["--max-instructions", "1000000"])
+        let (r, _) = try H.runScript(
+            "print('start')\nwhile true do end\n", name: "loop.lua", ["--max-instructions", "1000000"])
         #expect(H.exited(r, 3), "\(H.show(r))")
         #expect(r.stdout == "start\n")
         #expect(H.lines(r.stderr).first == "error: loop.lua:2: \(Self.instructionMessage)")
@@ -459,9 +485,12 @@ struct RunCommandTests {
     }
 
     @Test func coroutinesInheritTheInstructionBudget() throws {
-        for code in ["coroutine.wrap(function() while true do end end)()",
-                     "local co = coroutine.create(function() while true do end end)\nprint(coroutine.resume(co))"] {
-            let (r, _) = try H.runScript(code + "\nprint('escaped')\n", name: "co.lua", ["--max-instructions", "1000000"])
+        for code in [
+            "coroutine.wrap(function() while true do end end)()",
+            "local co = coroutine.create(function() while true do end end)\nprint(coroutine.resume(co))",
+        ] {
+            let (r, _) = try H.runScript(
+                code + "\nprint('escaped')\n", name: "co.lua", ["--max-instructions", "1000000"])
             #expect(H.exited(r, 3), "\(H.show(r))")
             #expect(r.stdout == "")
             #expect(H.contains(H.lines(r.stderr).first ?? "", Self.instructionMessage), "\(H.show(r))")
@@ -470,12 +499,14 @@ struct RunCommandTests {
 
     @Test func hugeStringRepIsRefusedCleanly() throws {
         // 1e10 bytes is beyond Lua's own string size limit: Lua's error, exit 1
-        let (big, _) = try H.runScript("local s = string.rep('x', 1e10)\nprint(#s)\n", name: "rep.lua", ["--max-memory", "32"])
+        let (big, _) = try H.runScript(
+            "local s = string.rep('x', 1e10)\nprint(#s)\n", name: "rep.lua", ["--max-memory", "32"])
         #expect(H.exited(big, 1), "\(H.show(big))")
         #expect(big.stdout == "")
         #expect(H.lines(big.stderr).first == "error: rep.lua:1: resulting string too large")
         // 1e9 bytes is a legal size over the 32 MiB cap: the memory limit, exit 3
-        let (r, _) = try H.runScript("local s = string.rep('x', 1e9)\nprint(#s)\n", name: "rep.lua", ["--max-memory", "32"])
+        let (r, _) = try H.runScript(
+            "local s = string.rep('x', 1e9)\nprint(#s)\n", name: "rep.lua", ["--max-memory", "32"])
         #expect(H.exited(r, 3), "\(H.show(r))")
         #expect(r.stdout == "")
         #expect(H.contains(H.lines(r.stderr).first ?? "", Self.memoryMessage), "\(H.show(r))")
@@ -502,7 +533,7 @@ struct RunCommandTests {
         let first = H.lines(r.stderr).first ?? ""
         #expect(first.hasPrefix("error: rec.lua:1: stack overflow"), "\(first)")
         #expect(H.contains(r.stderr, "stack traceback:"))
-        #expect(H.lines(r.stderr).count < 100)   // the traceback is abbreviated
+        #expect(H.lines(r.stderr).count < 100)  // the traceback is abbreviated
     }
 
     // MARK: - big and odd inputs
@@ -572,8 +603,12 @@ struct RunCommandTests {
         #expect(lines.filter { $0.hasPrefix("event ") }.count == 2, "\(traced.stderr)")
         #expect(lines.contains("event Ping{n=1} from EventButton"))
         #expect(lines.contains("event Pong{} from App"))
-        #expect(lines.contains { $0.hasPrefix("  App ") && H.contains($0, "#1 handleEvent(Ping)") && $0.hasSuffix("handled") })
-        #expect(lines.contains { $0.hasPrefix("  App ") && H.contains($0, "handleEvent(Pong)") && $0.hasSuffix("handled") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("  App ") && H.contains($0, "#1 handleEvent(Ping)") && $0.hasSuffix("handled")
+            })
+        #expect(
+            lines.contains { $0.hasPrefix("  App ") && H.contains($0, "handleEvent(Pong)") && $0.hasSuffix("handled") })
 
         let quiet = try H.run(["t.lua"], in: dir)
         #expect(H.exited(quiet, 0), "\(H.show(quiet))")

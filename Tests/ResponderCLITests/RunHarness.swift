@@ -1,8 +1,9 @@
 import ResponderLua
 import ResponderTesting
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Helpers for the `responder run` end-to-end tests (RunCommandTests.swift).
@@ -30,14 +31,17 @@ enum RunHarness: ResponderHarness {
 
     /// Runs `responder run ARGS` inside `dir` (so relative script paths resolve there), under
     /// `timeout` so that a hang fails the test instead of blocking the suite.
-    static func run(_ args: [String], in dir: String = "/tmp", timeLimit: Int = timeLimit) throws -> TestProcess.Output {
+    static func run(_ args: [String], in dir: String = "/tmp", timeLimit: Int = timeLimit) throws -> TestProcess.Output
+    {
         let guardCommand = access("/usr/bin/timeout", X_OK) == 0 ? "/usr/bin/timeout -s KILL \(timeLimit) " : ""
         return try shell(["run"] + args, in: dir, prefix: guardCommand)
     }
 
     /// Writes `script` as `name` in a fresh folder and runs it by its relative name from there.
-    static func runScript(_ script: String, name: String = "script.lua", _ args: [String] = [],
-                          files: [String: String] = [:]) throws -> (out: TestProcess.Output, dir: String) {
+    static func runScript(
+        _ script: String, name: String = "script.lua", _ args: [String] = [],
+        files: [String: String] = [:]
+    ) throws -> (out: TestProcess.Output, dir: String) {
         let dir = try folder(files.merging([name: script]) { _, new in new })
         return (try run([name] + args, in: dir), dir)
     }
@@ -69,7 +73,11 @@ enum RunHarness: ResponderHarness {
         let dir = (try? folder(["probe.txt": "x"])) ?? "/tmp"
         let probe = dir + "/probe.txt"
         chmod(probe, 0)
-        defer { chmod(probe, 0o644); unlink(probe); rmdir(dir) }
+        defer {
+            chmod(probe, 0o644)
+            unlink(probe)
+            rmdir(dir)
+        }
         return access(probe, R_OK) == 0
     }
 }

@@ -1,8 +1,9 @@
 import ResponderLua
 import ResponderTesting
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // `responder test` end to end: the built binary run over temporary spec folders.
@@ -21,18 +22,18 @@ enum TestCmdHarness: ResponderHarness {
 }
 
 private let mixedSpec = """
-describe("group", function()
-  it("passes", function() assert.equal(1, 1) end)
-  it("fails", function()
-    assert.are.same({ a = 1, b = 2 }, { a = 1, b = 3 })
-  end)
-  it("errors", function() error("kaput") end)
-  pending("later")
-  describe("inner", function()
-    it("also passes", function() assert.is_true(true) end)
-  end)
-end)
-"""
+    describe("group", function()
+      it("passes", function() assert.equal(1, 1) end)
+      it("fails", function()
+        assert.are.same({ a = 1, b = 2 }, { a = 1, b = 3 })
+      end)
+      it("errors", function() error("kaput") end)
+      pending("later")
+      describe("inner", function()
+        it("also passes", function() assert.is_true(true) end)
+      end)
+    end)
+    """
 
 @Suite("responder test")
 struct TestCommandTests {
@@ -49,7 +50,7 @@ struct TestCommandTests {
         #expect(H.contains(r.stdout, "-   b = 2,"))
         #expect(H.contains(r.stdout, "+   b = 3,"))
         #expect(H.contains(r.stdout, "a_spec.lua:6: kaput"))
-        #expect(!H.contains(r.stdout, "\u{1B}["))   // NO_COLOR
+        #expect(!H.contains(r.stdout, "\u{1B}["))  // NO_COLOR
     }
 
     @Test func allPassingExitsZero() throws {
@@ -89,9 +90,9 @@ struct TestCommandTests {
         var r = try H.run(dir, ["--filter", "group inner"])
         #expect(r.status == 0)
         #expect(H.lastLine(r.stdout) == "1 passed, 0 failed, 0 skipped")
-        r = try H.run(dir, ["--filter", "^group %a+s$"])   // passes, fails, errors
+        r = try H.run(dir, ["--filter", "^group %a+s$"])  // passes, fails, errors
         #expect(H.lastLine(r.stdout) == "1 passed, 2 failed, 0 skipped")
-        r = try H.run(dir, ["--filter", "pass(es"])          // invalid pattern: plain text
+        r = try H.run(dir, ["--filter", "pass(es"])  // invalid pattern: plain text
         #expect(H.lastLine(r.stdout) == "0 passed, 0 failed, 0 skipped")
     }
 
@@ -127,7 +128,9 @@ struct TestCommandTests {
     }
 
     @Test func junitFormatIsWellFormedXML() throws {
-        let dir = try H.folder(["a_spec.lua": mixedSpec + "it('<&\"quoted\">', function() error('<boom & \"x\">') end)\n"])
+        let dir = try H.folder([
+            "a_spec.lua": mixedSpec + "it('<&\"quoted\">', function() error('<boom & \"x\">') end)\n"
+        ])
         let r = try H.run(dir, ["--format", "junit", "--output-file", "report.xml"])
         #expect(r.status == 1)
         #expect(H.lastLine(r.stdout) == "2 passed, 3 failed, 1 skipped")
@@ -139,7 +142,12 @@ struct TestCommandTests {
         #expect(H.contains(xml, "<skipped/>"))
         #expect(H.contains(xml, "name=\"&lt;&amp;&quot;quoted&quot;&gt;\""))
         if access("/usr/bin/python3", X_OK) == 0 || access("/usr/local/bin/python3", X_OK) == 0 {
-            let check = TestProcess.run("/bin/sh", ["-c", "python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' \(H.quote(dir + "/report.xml"))"])
+            let check = TestProcess.run(
+                "/bin/sh",
+                [
+                    "-c",
+                    "python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' \(H.quote(dir + "/report.xml"))",
+                ])
             #expect(check?.status == 0)
         }
     }
@@ -149,7 +157,11 @@ struct TestCommandTests {
         let r = try H.run(dir, ["--format", "json"])
         // failures and errors apart, as JUnit counts them (issue 10)
         #expect(H.contains(r.stdout, "\"summary\": {\"passed\": 2, \"failed\": 1, \"errors\": 1, \"skipped\": 1"))
-        #expect(H.contains(r.stdout, "\"name\": \"group inner also passes\", \"suite\": \"group > inner\", \"test\": \"also passes\", \"status\": \"passed\""))
+        #expect(
+            H.contains(
+                r.stdout,
+                "\"name\": \"group inner also passes\", \"suite\": \"group > inner\", \"test\": \"also passes\", \"status\": \"passed\""
+            ))
         #expect(H.contains(r.stdout, "\"status\": \"error\", \"location\": \"a_spec.lua:6\""))
         #expect(H.lastLine(r.stderr) == "2 passed, 2 failed, 1 skipped")
     }
@@ -166,7 +178,8 @@ struct TestCommandTests {
 
     @Test func warningsBelongToTheTestThatRaisedThem() throws {
         // issue 10: captured, shown under the test's name, counted, not interleaved with the marks
-        let dir = try H.folder(["w_spec.lua": """
+        let dir = try H.folder([
+            "w_spec.lua": """
             local E = Event "E"
             describe("screen", function()
               it("warns", function()
@@ -186,38 +199,56 @@ struct TestCommandTests {
                 assert.equal(1, 2)
               end)
             end)
-            """])
+            """
+        ])
         let r = try H.run(dir, [])
         #expect(r.status == 1)
         #expect(r.stderr == "", "warnings went to stderr: \(r.stderr)")
-        #expect(H.contains(r.stdout, """
-            Warnings:
-              ⚠ screen warns (w_spec.lua:3)
-                warning: w_spec.lua:6: unhandled event E{} from Root (path: Root)
-            """), "\(r.stdout)")
-        #expect(H.contains(r.stdout, """
-              warnings:
-                warning: w_spec.lua:16: unhandled event E{} from Root (path: Root)
-            """), "\(r.stdout)")
+        #expect(
+            H.contains(
+                r.stdout,
+                """
+                Warnings:
+                  ⚠ screen warns (w_spec.lua:3)
+                    warning: w_spec.lua:6: unhandled event E{} from Root (path: Root)
+                """), "\(r.stdout)")
+        #expect(
+            H.contains(
+                r.stdout,
+                """
+                  warnings:
+                    warning: w_spec.lua:16: unhandled event E{} from Root (path: Root)
+                """), "\(r.stdout)")
         #expect(!H.contains(r.stdout, "w_spec.lua:11: unhandled"), "an expected warning is reported")
         #expect(H.contains(r.stdout, "3 tests in "))
         #expect(H.contains(r.stdout, " s, 2 warnings\n"))
         #expect(H.lastLine(r.stdout) == "2 passed, 1 failed, 0 skipped")
         let json = try H.run(dir, ["--format", "json"])
         #expect(H.contains(json.stdout, "\"warnings\": 2,"))
-        #expect(H.contains(json.stdout, "\"warnings\": [\"warning: w_spec.lua:6: unhandled event E{} from Root (path: Root)\"]"))
+        #expect(
+            H.contains(
+                json.stdout, "\"warnings\": [\"warning: w_spec.lua:6: unhandled event E{} from Root (path: Root)\"]"))
         let tap = try H.run(dir, ["--format", "tap"])
-        #expect(H.contains(tap.stdout, "ok 1 - screen warns\n# warning: w_spec.lua:6: unhandled event E{} from Root (path: Root)\n"))
+        #expect(
+            H.contains(
+                tap.stdout, "ok 1 - screen warns\n# warning: w_spec.lua:6: unhandled event E{} from Root (path: Root)\n"
+            ))
     }
 
     @Test func assertWarnsNamesTheKinds() throws {
-        let dir = try H.folder(["k_spec.lua": """
+        let dir = try H.folder([
+            "k_spec.lua": """
             it("bad kind", function() assert.warns("unhandled", function() end) end)
-            """])
+            """
+        ])
         let r = try H.run(dir, [])
         #expect(r.status == 1)
-        #expect(H.contains(r.stdout, "assert.warns: 'unhandled' is not a warning kind (kinds: unhandledEvent, unhandledError, "
-            + "undeclaredEvent, undeclaredError, missingResponder, subscriberWithoutPublisher, unhandledAction)"), "\(r.stdout)")
+        #expect(
+            H.contains(
+                r.stdout,
+                "assert.warns: 'unhandled' is not a warning kind (kinds: unhandledEvent, unhandledError, "
+                    + "undeclaredEvent, undeclaredError, missingResponder, subscriberWithoutPublisher, unhandledAction)"
+            ), "\(r.stdout)")
     }
 
     @Test func snapshotsAreWrittenComparedAndUpdated() throws {
@@ -253,13 +284,15 @@ struct TestCommandTests {
         let dir = try H.folder([
             "a_spec.lua": "it('a', function() end)\n",
             "b_crash_spec.lua": "it('b', function() end)\n",
-            "c_loop_spec.lua": "it('fine', function() end)\nit('spins', function() while true do end end)\nit('never', function() end)\n",
+            "c_loop_spec.lua":
+                "it('fine', function() end)\nit('spins', function() while true do end end)\nit('never', function() end)\n",
             "d_spec.lua": "it('d', function() end)\n",
             "e_spec.lua": "it('e', function() end)\n",
         ])
         for jobs in ["1", "2"] {
-            let r = try H.run(dir, ["--jobs", jobs, "--max-instructions", "2000000", "--format", "json"],
-                              env: ["RESPONDER_TEST_CRASH_WORKER_ON=b_crash"])
+            let r = try H.run(
+                dir, ["--jobs", jobs, "--max-instructions", "2000000", "--format", "json"],
+                env: ["RESPONDER_TEST_CRASH_WORKER_ON=b_crash"])
             #expect(r.status == 1)
             #expect(H.lastLine(r.stderr) == "4 passed, 2 failed, 0 skipped")
             #expect(H.contains(r.stdout, "the test worker crashed (signal 9"))
@@ -270,13 +303,15 @@ struct TestCommandTests {
     }
 
     @Test func failuresInPrettyOutputIncludeTheTrace() throws {
-        let dir = try H.folder(["t_spec.lua": """
-        local Ping = Event "Ping"
-        it("is handled", function()
-          local root = View "Root" { View "Item" { id = "b" } }
-          assert.handled(root:find("#b"):trigger(Ping()))
-        end)
-        """])
+        let dir = try H.folder([
+            "t_spec.lua": """
+            local Ping = Event "Ping"
+            it("is handled", function()
+              local root = View "Root" { View "Item" { id = "b" } }
+              assert.handled(root:find("#b"):trigger(Ping()))
+            end)
+            """
+        ])
         let r = try H.run(dir, ["--safety", "disabled"])
         #expect(r.status == 1)
         #expect(H.contains(r.stdout, "t_spec.lua:4"))
@@ -311,7 +346,8 @@ enum XMLCheck {
         var stack: [[UInt8]] = []
         var rootSeen = false
         func isNameByte(_ c: UInt8) -> Bool {
-            (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c == 95 || c == 45 || c == 46 || c == 58
+            (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c == 95 || c == 45 || c == 46
+                || c == 58
         }
         func entityOK(_ at: Int) -> Int? {
             guard let semi = s[at...].firstIndex(of: 59), semi - at < 10 else { return nil }
@@ -322,7 +358,7 @@ enum XMLCheck {
         }
         while i < s.count {
             let c = s[i]
-            if c == 60 { // <
+            if c == 60 {  // <
                 if s[i...].starts(with: Array("<?".utf8)) {
                     guard let end = indexOf("?>", in: s, from: i) else { return false }
                     i = end + 2
@@ -348,7 +384,11 @@ enum XMLCheck {
                 while true {
                     while j < s.count, s[j] == 32 || s[j] == 10 || s[j] == 9 { j += 1 }
                     guard j < s.count else { return false }
-                    if s[j] == 62 { stack.append(name); i = j + 1; break }
+                    if s[j] == 62 {
+                        stack.append(name)
+                        i = j + 1
+                        break
+                    }
                     if s[j] == 47 {
                         guard j + 1 < s.count, s[j + 1] == 62 else { return false }
                         i = j + 2
@@ -356,12 +396,18 @@ enum XMLCheck {
                     }
                     let a = j
                     while j < s.count, isNameByte(s[j]) { j += 1 }
-                    guard j > a, j < s.count, s[j] == 61, j + 1 < s.count, s[j + 1] == 34 || s[j + 1] == 39 else { return false }
+                    guard j > a, j < s.count, s[j] == 61, j + 1 < s.count, s[j + 1] == 34 || s[j + 1] == 39 else {
+                        return false
+                    }
                     let quote = s[j + 1]
                     j += 2
                     while j < s.count, s[j] != quote {
                         if s[j] == 60 { return false }
-                        if s[j] == 38 { guard let e = entityOK(j) else { return false }; j = e; continue }
+                        if s[j] == 38 {
+                            guard let e = entityOK(j) else { return false }
+                            j = e
+                            continue
+                        }
                         j += 1
                     }
                     guard j < s.count else { return false }

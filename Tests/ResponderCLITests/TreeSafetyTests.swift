@@ -1,7 +1,8 @@
 import ResponderLua
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Issue 7 end to end: objects Lua holds stay valid while the state closes (item 1), and deep
@@ -53,13 +54,14 @@ struct TreeSafetyTests {
         """
 
     @Test func aMillionDeepChainRuns() throws {
-        let script = Self.chain + """
-            print(#leaf:path())
-            responder.reset()
-            root, leaf = nil, nil
-            collectgarbage()
-            print("collected")
-            """
+        let script =
+            Self.chain + """
+                print(#leaf:path())
+                responder.reset()
+                root, leaf = nil, nil
+                collectgarbage()
+                print("collected")
+                """
         let (r, dir) = try H.runScript(script)
         defer { H.remove(dir) }
         #expect(H.exited(r, 0), "\(H.show(r))")
@@ -67,7 +69,8 @@ struct TreeSafetyTests {
     }
 
     @Test func aMillionDeepChainInASpecFile() throws {
-        let spec = "describe('chain', function() it('works', function()\n" + Self.chain
+        let spec =
+            "describe('chain', function() it('works', function()\n" + Self.chain
             + "assert.equal(leaf, root:find('#leaf'))\nresponder.reset()\nend) end)\n"
         let dir = try H.folder(["deep_spec.lua": spec])
         defer { H.remove(dir) }
@@ -93,9 +96,11 @@ struct TreeSafetyTests {
 
     @Test func aMillionDeepChainInTheRepl() throws {
         // the REPL runs each line as a chunk of its own: one line, globals only
-        let line = "root = View 'Root'; n = root; for i = 1, 1000000 do local c = View 'N'; n:add(c); n = c end; "
+        let line =
+            "root = View 'Root'; n = root; for i = 1, 1000000 do local c = View 'N'; n:add(c); n = c end; "
             + "n { id = 'leaf' }; leaf = n; mount(root)"
-        let input = line + "\n.tree\nprint(#root:find('#leaf'):path())\nresponder.reset()\nroot, leaf, n = nil\n"
+        let input =
+            line + "\n.tree\nprint(#root:find('#leaf'):path())\nresponder.reset()\nroot, leaf, n = nil\n"
             + "collectgarbage()\nprint('done')\n"
         let r = try ReplHarness.piped(input)
         #expect(r.status == 0, "\(r.errors)")

@@ -3,7 +3,9 @@ import Testing
 
 @Suite struct ConversionTests {
     @Test func throwInEventResponderStartsErrorAtNextEntry() throws {
-        let tree = SampleTree(), log = Log(), world = World()
+        let tree = SampleTree()
+        let log = Log()
+        let world = World()
         on(tree.item, .handleError, log: log, name: "earlierError")
         on(tree.item, .handleEvent) { _, _ in .thrown(value(T.failure)) }
         on(tree.item, .receiveEvent, log: log, name: "laterEvent")
@@ -16,7 +18,9 @@ import Testing
     }
 
     @Test func catchErrorEventStartsAtNextEntry() throws {
-        let tree = SampleTree(), log = Log(), world = World()
+        let tree = SampleTree()
+        let log = Log()
+        let world = World()
         on(tree.item, .handleEvent, log: log, name: "earlierEvent")
         on(tree.item, .catchError, T.failure) { _, _ in .value(value(T.other)) }
         on(tree.item, .handleError, log: log, name: "laterError")
@@ -28,14 +32,16 @@ import Testing
     }
 
     @Test func typedCatchErrorLetsOtherErrorsPass() throws {
-        let tree = SampleTree(), world = World()
+        let tree = SampleTree()
+        let world = World()
         on(tree.item, .catchError, T.failure) { _, _ in .value(value(T.other)) }
         let outcome = try world.report(value(T.otherFailure), from: tree.item)
         #expect(!outcome.handled && outcome.value.type === T.otherFailure)
     }
 
     @Test func throwInErrorResponderReplacesErrorWithOldOneAsCause() throws {
-        let tree = SampleTree(), world = World()
+        let tree = SampleTree()
+        let world = World()
         let original = value(T.failure)
         on(tree.item, .receiveError) { _, _ in .thrown(value(T.otherFailure)) }
         on(tree.grid, .handleError, T.otherFailure)
@@ -46,7 +52,8 @@ import Testing
     }
 
     @Test func throwInsideCatchErrorContinuesAsErrorWithCause() throws {
-        let tree = SampleTree(), world = World()
+        let tree = SampleTree()
+        let world = World()
         let original = value(T.failure)
         on(tree.item, .catchError) { _, _ in .thrown(value(T.otherFailure)) }
         on(tree.item, .handleEvent)
@@ -56,14 +63,16 @@ import Testing
     }
 
     @Test func rethrowingTheSameErrorDoesNotMakeItItsOwnCause() throws {
-        let tree = SampleTree(), world = World()
+        let tree = SampleTree()
+        let world = World()
         on(tree.item, .receiveError) { error, _ in .thrown(error) }
         let outcome = try world.report(value(T.failure), from: tree.item)
         #expect(outcome.value.cause == nil)
     }
 
     @Test func outcomeFollowsValueAcrossConversions() throws {
-        let tree = SampleTree(), world = World()
+        let tree = SampleTree()
+        let world = World()
         on(tree.item, .handleEvent) { _, _ in .thrown(value(T.failure)) }
         on(tree.root, .handleError)
         let outcome = try world.trigger(value(T.itemSelected), from: tree.item)
@@ -71,7 +80,8 @@ import Testing
     }
 
     @Test func transformReturningWrongKindBecomesRuntimeErrorAtNextEntry() throws {
-        let tree = SampleTree(), world = World()
+        let tree = SampleTree()
+        let world = World()
         var messages: [String] = []
         world.makeRuntimeError = { message, node in
             messages.append("\(node): \(message)")
@@ -85,16 +95,19 @@ import Testing
     }
 
     @Test func defaultRuntimeErrorCarriesMessage() throws {
-        let tree = SampleTree(), world = World()
+        let tree = SampleTree()
+        let world = World()
         on(tree.item, .receiveEvent) { event, _ in .value(event) }
         let outcome = try world.trigger(value(T.itemSelected), from: tree.item)
         #expect(outcome.value.type === ValueType.runtimeError)
-        #expect(outcome.value.payload?.stringField("message")
-            == "receiveEvent at Item#b returned event ItemSelected{} (true, false or nil expected)")
+        #expect(
+            outcome.value.payload?.stringField("message")
+                == "receiveEvent at Item#b returned event ItemSelected{} (true, false or nil expected)")
     }
 
     @Test func catchErrorReturningAnErrorIsInvalid() throws {
-        let tree = SampleTree(), world = World()
+        let tree = SampleTree()
+        let world = World()
         let original = value(T.failure)
         on(tree.item, .catchError) { error, _ in .value(error) }
         let outcome = try world.report(original, from: tree.item)
@@ -102,7 +115,8 @@ import Testing
     }
 
     @Test func throwingAnEventIsConvertedToRuntimeError() throws {
-        let tree = SampleTree(), world = World()
+        let tree = SampleTree()
+        let world = World()
         on(tree.item, .receiveEvent) { _, _ in .thrown(value(T.other)) }
         let outcome = try world.trigger(value(T.itemSelected), from: tree.item)
         #expect(outcome.value.type === ValueType.runtimeError)

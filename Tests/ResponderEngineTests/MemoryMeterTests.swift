@@ -10,8 +10,9 @@ struct MemoryMeterTests {
             let world = World(meter: meter)
             let event = ValueType(name: "SomethingHappenedWithALongName", kind: .event, meter: meter)
             let root = Node(name: "Root", meter: meter)
-            let leaf = Node(name: String(repeating: "n", count: 100), id: "a-long-identifier-for-the-leaf",
-                            meter: meter)
+            let leaf = Node(
+                name: String(repeating: "n", count: 100), id: "a-long-identifier-for-the-leaf",
+                meter: meter)
             try root.add(leaf)
             root.addResponder(ResponderEntry(kind: .handleEvent, filter: event))
             let beforeDeclarations = meter.outstanding

@@ -3,7 +3,9 @@ import Testing
 
 @Suite struct MountingTests {
     @Test func mountRunsAppearHooksInDocumentOrderAndSetsWorld() throws {
-        let tree = SampleTree(), world = World(), log = Log()
+        let tree = SampleTree()
+        let world = World()
+        let log = Log()
         world.appearHook = { log.add("appear \($0)") }
         try world.mount(tree.root)
         #expect(log.lines == ["appear Root", "appear Grid", "appear Item#b"])
@@ -11,7 +13,9 @@ import Testing
     }
 
     @Test func addAndRemoveInMountedTreeRunHooks() throws {
-        let tree = SampleTree(), world = World(), log = Log()
+        let tree = SampleTree()
+        let world = World()
+        let log = Log()
         try world.mount(tree.root)
         world.appearHook = { log.add("appear \($0)") }
         world.disappearHook = { log.add("disappear \($0)") }
@@ -20,15 +24,19 @@ import Testing
         try cell.add(Node(name: "Label"))
         try tree.grid.add(cell)
         tree.grid.remove()
-        #expect(log.lines == [
-            "appear Cell", "appear Label", "changed Grid",
-            "disappear Grid", "disappear Item#b", "disappear Cell", "disappear Label", "changed Root",
-        ])
+        #expect(
+            log.lines == [
+                "appear Cell", "appear Label", "changed Grid",
+                "disappear Grid", "disappear Item#b", "disappear Cell", "disappear Label", "changed Root",
+            ])
         #expect(!cell.isMounted && tree.root.isMounted)
     }
 
     @Test func mountingAnotherRootUnmountsThePrevious() throws {
-        let world = World(), first = Node(name: "First"), second = Node(name: "Second"), log = Log()
+        let world = World()
+        let first = Node(name: "First")
+        let second = Node(name: "Second")
+        let log = Log()
         world.disappearHook = { log.add("disappear \($0)") }
         try world.mount(first)
         try world.mount(second)
@@ -36,12 +44,14 @@ import Testing
     }
 
     @Test func mountingANodeWithAParentThrows() {
-        let tree = SampleTree(), world = World()
+        let tree = SampleTree()
+        let world = World()
         #expect(throws: EngineError.notARoot(node: "Grid")) { try world.mount(tree.grid) }
     }
 
     @Test func resetClearsTreeWarningsAlertAndTrace() throws {
-        let tree = SampleTree(), world = World()
+        let tree = SampleTree()
+        let world = World()
         var resetCalled = false
         world.resetHook = { resetCalled = true }
         try world.mount(tree.root)
@@ -55,7 +65,8 @@ import Testing
     }
 
     @Test func eventsCanBeTriggeredInUnmountedTrees() throws {
-        let tree = SampleTree(), world = World()
+        let tree = SampleTree()
+        let world = World()
         on(tree.root, .handleEvent)
         #expect(try world.trigger(value(T.other), from: tree.item).handled)
     }

@@ -3,7 +3,9 @@ import Testing
 
 @Suite struct NestingTests {
     @Test func nestedDispatchRunsToCompletionBeforeOuterContinues() throws {
-        let tree = SampleTree(), log = Log(), world = World()
+        let tree = SampleTree()
+        let log = Log()
+        let world = World()
         on(tree.item, .receiveEvent, T.itemSelected) { _, _ in
             log.add("outer item")
             _ = try? world.trigger(value(T.other), from: tree.grid)
@@ -18,7 +20,8 @@ import Testing
     }
 
     @Test func nestingDeeperThan100DispatchesThrows() throws {
-        let node = Node(name: "N"), world = World()
+        let node = Node(name: "N")
+        let world = World()
         var depth = 0
         var failure: EngineError?
         on(node, .handleEvent) { event, _ in
@@ -36,7 +39,9 @@ import Testing
     }
 
     @Test func strictViolationInNestedDispatchCannotBeSwallowed() throws {
-        let tree = SampleTree(), world = World(), log = Log()
+        let tree = SampleTree()
+        let world = World()
+        let log = Log()
         tree.grid.safetyLevel = .strict
         on(tree.item, .handleEvent, T.itemSelected) { _, _ in
             // The nested event goes unhandled under strict safety; the body "swallows" the error.
@@ -58,7 +63,9 @@ import Testing
     }
 
     @Test func abortedResultUnwindsTheDispatch() {
-        let node = Node(name: "N"), world = World(), log = Log()
+        let node = Node(name: "N")
+        let world = World()
+        let log = Log()
         on(node, .receiveEvent) { _, _ in .aborted }
         on(node, .receiveEvent, log: log)
         #expect(throws: EngineError.aborted) { try world.trigger(value(T.other), from: node) }
@@ -66,7 +73,8 @@ import Testing
     }
 
     @Test func performActionScopesAbortsForBridgeActions() throws {
-        let node = Node(name: "N"), world = World()
+        let node = Node(name: "N")
+        let world = World()
         node.safetyLevel = .strict
         #expect(throws: StrictViolation.self) {
             try world.performAction {
@@ -77,7 +85,8 @@ import Testing
     }
 
     @Test func nestedDispatchesKeepTheirOwnTracesAndOnlyTopLevelSetsLastTrace() throws {
-        let tree = SampleTree(), world = World()
+        let tree = SampleTree()
+        let world = World()
         var nestedTrace: Trace?
         on(tree.item, .handleEvent, T.itemSelected) { _, _ in
             nestedTrace = try? world.trigger(value(T.other), from: tree.grid).trace

@@ -3,7 +3,9 @@ import Testing
 
 @Suite struct PropagationTests {
     @Test func valueWalksNodeListInRegistrationOrderThenParents() throws {
-        let tree = SampleTree(), log = Log(), world = World()
+        let tree = SampleTree()
+        let log = Log()
+        let world = World()
         on(tree.grid, .receiveEvent, log: log, name: "grid1")
         on(tree.item, .receiveEvent, log: log, name: "item1")
         on(tree.item, .receiveEvent, log: log, name: "item2")
@@ -17,7 +19,9 @@ import Testing
     }
 
     @Test func siblingsNeverSeeTheValue() throws {
-        let tree = SampleTree(), log = Log(), world = World()
+        let tree = SampleTree()
+        let log = Log()
+        let world = World()
         let sibling = Node(name: "Sibling")
         try tree.grid.add(sibling)
         on(sibling, .handleEvent, log: log, name: "sibling")
@@ -27,7 +31,9 @@ import Testing
     }
 
     @Test func typedFilterMatchesSubtypesAndSkipsOthers() throws {
-        let tree = SampleTree(), log = Log(), world = World()
+        let tree = SampleTree()
+        let log = Log()
+        let world = World()
         on(tree.item, .handleEvent, T.other, log: log, name: "other")
         on(tree.grid, .receiveEvent, T.base, log: log, name: "base")
         on(tree.root, .handleEvent, T.sub, log: log, name: "sub")
@@ -40,7 +46,9 @@ import Testing
     }
 
     @Test func receiveEventHandledStopsAndNotHandledPassesTheOriginal() throws {
-        let tree = SampleTree(), log = Log(), world = World()
+        let tree = SampleTree()
+        let log = Log()
+        let world = World()
         let original = value(T.itemSelected)
         on(tree.item, .receiveEvent) { _, _ in .notHandled }
         on(tree.grid, .receiveEvent) { seen, _ in
@@ -54,14 +62,16 @@ import Testing
     }
 
     @Test func handleEventAlwaysConsumesEvenWhenBodySaysNotHandled() throws {
-        let tree = SampleTree(), world = World()
+        let tree = SampleTree()
+        let world = World()
         on(tree.grid, .handleEvent) { _, _ in .notHandled }
         let outcome = try world.trigger(value(T.itemSelected), from: tree.item)
         #expect(outcome.handled && outcome.by === tree.grid)
     }
 
     @Test func transformEventReplacesTheValueForLaterResponders() throws {
-        let tree = SampleTree(), world = World()
+        let tree = SampleTree()
+        let world = World()
         on(tree.item, .transformEvent, T.itemSelected) { _, _ in .value(value(T.firstEvent, ["n": "1"])) }
         on(tree.grid, .handleEvent, T.itemSelected)
         on(tree.root, .handleEvent, T.firstEvent)
@@ -71,7 +81,9 @@ import Testing
     }
 
     @Test func errorRespondersDoNotSeeEventsAndEventRespondersDoNotSeeErrors() throws {
-        let tree = SampleTree(), log = Log(), world = World()
+        let tree = SampleTree()
+        let log = Log()
+        let world = World()
         on(tree.item, .handleError, log: log, name: "handleError")
         on(tree.item, .handleEvent, log: log, name: "handleEvent")
         try world.trigger(value(T.itemSelected), from: tree.item)
@@ -80,7 +92,8 @@ import Testing
     }
 
     @Test func receiveTransformAndHandleErrorBehaveLikeTheirEventCounterparts() throws {
-        let tree = SampleTree(), world = World()
+        let tree = SampleTree()
+        let world = World()
         on(tree.item, .receiveError) { _, _ in .notHandled }
         on(tree.item, .transformError, T.failure) { _, _ in .value(value(T.otherFailure)) }
         on(tree.grid, .handleError, T.failure)
@@ -91,7 +104,9 @@ import Testing
     }
 
     @Test func pathIsFixedWhenTheDispatchStarts() throws {
-        let tree = SampleTree(), log = Log(), world = World()
+        let tree = SampleTree()
+        let log = Log()
+        let world = World()
         let elsewhere = Node(name: "Elsewhere")
         on(elsewhere, .receiveEvent, log: log, name: "elsewhere")
         on(tree.item, .receiveEvent) { _, _ in
@@ -107,7 +122,8 @@ import Testing
     }
 
     @Test func eachDispatchUsesTheTreeAsItIsWhenItStarts() throws {
-        let tree = SampleTree(), world = World()
+        let tree = SampleTree()
+        let world = World()
         on(tree.root, .handleEvent)
         let first = try world.trigger(value(T.itemSelected), from: tree.item).trace
         let again = try world.trigger(value(T.itemSelected), from: tree.item).trace
@@ -133,7 +149,8 @@ import Testing
     @Test func entryAddedToAnEmptyUnreachedNodeRunsAndToAnEmptyPassedNodeWaits() throws {
         let chain = (0..<5).map { Node(name: "N\($0)") }
         for (child, parent) in zip(chain, chain.dropFirst()) { try parent.add(child) }
-        let log = Log(), world = World()
+        let log = Log()
+        let world = World()
         on(chain[2], .receiveEvent, once: true) { _, _ in
             on(chain[1], .receiveEvent, log: log, name: "passed")
             on(chain[3], .receiveEvent, log: log, name: "unreached")
@@ -145,16 +162,19 @@ import Testing
         log.lines = []
         let trace = try world.trigger(value(T.itemSelected), from: chain[0]).trace
         #expect(log.lines == ["passed", "unreached"])
-        #expect(trace.description == """
-            event ItemSelected{} from N0
-              N1           #1 receiveEvent                 passed
-              N3           #1 receiveEvent                 passed
-              N4           #1 handleEvent                  handled
-            """)
+        #expect(
+            trace.description == """
+                event ItemSelected{} from N0
+                  N1           #1 receiveEvent                 passed
+                  N3           #1 receiveEvent                 passed
+                  N4           #1 handleEvent                  handled
+                """)
     }
 
     @Test func entryRemovedBeforeItsTurnDoesNotRun() throws {
-        let tree = SampleTree(), log = Log(), world = World()
+        let tree = SampleTree()
+        let log = Log()
+        let world = World()
         on(tree.item, .receiveEvent) { _, _ in
             tree.item.removeResponder(id: "later")
             tree.root.removeResponder(id: "up")
@@ -167,7 +187,9 @@ import Testing
     }
 
     @Test func entryAddedToUnreachedNodeRunsButOneAddedToCurrentNodeWaits() throws {
-        let tree = SampleTree(), log = Log(), world = World()
+        let tree = SampleTree()
+        let log = Log()
+        let world = World()
         on(tree.item, .receiveEvent, once: true) { _, _ in
             on(tree.item, .receiveEvent, log: log, name: "current")
             on(tree.root, .receiveEvent, log: log, name: "unreached")
@@ -181,7 +203,9 @@ import Testing
     }
 
     @Test func onceEntryIsRemovedJustBeforeItRuns() throws {
-        let tree = SampleTree(), log = Log(), world = World()
+        let tree = SampleTree()
+        let log = Log()
+        let world = World()
         on(tree.item, .receiveEvent, T.other, once: true, log: log, name: "typedOnce")
         on(tree.item, .receiveEvent, once: true, log: log, name: "once") { _, context in
             #expect(!tree.item.responders.contains { $0 === context.entry })
@@ -203,11 +227,14 @@ import Testing
     }
 
     @Test func contextGivesNodeOriginAndPath() throws {
-        let tree = SampleTree(), world = World()
+        let tree = SampleTree()
+        let world = World()
         var seen: [String] = []
         on(tree.grid, .handleEvent) { _, context in
-            seen = [context.node.description, context.origin.description,
-                    context.path.map(\.description).joined(separator: ",")]
+            seen = [
+                context.node.description, context.origin.description,
+                context.path.map(\.description).joined(separator: ","),
+            ]
             return .handled
         }
         try world.trigger(value(T.itemSelected), from: tree.item)
@@ -215,7 +242,8 @@ import Testing
     }
 
     @Test func triggerRejectsErrorsAndReportRejectsEvents() {
-        let node = Node(name: "N"), world = World()
+        let node = Node(name: "N")
+        let world = World()
         #expect(throws: EngineError.self) { try world.trigger(value(T.failure), from: node) }
         #expect(throws: EngineError.self) { try world.report(value(T.other), from: node) }
     }

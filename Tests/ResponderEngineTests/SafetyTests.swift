@@ -3,13 +3,16 @@ import Testing
 
 @Suite struct SafetyTests {
     @Test func unhandledEventAtRootIsReportedWithItsOrigin() throws {
-        let tree = SampleTree(), harness = Harness()
-        let outcome = try harness.world.trigger(value(T.itemSelected, ["item": "b"]), from: tree.item,
-                                                location: here)
+        let tree = SampleTree()
+        let harness = Harness()
+        let outcome = try harness.world.trigger(
+            value(T.itemSelected, ["item": "b"]), from: tree.item,
+            location: here)
         #expect(!outcome.handled)
-        #expect(harness.diagnostics == [
-            "warning: test.lua:7: unhandled event ItemSelected{item=\"b\"} from Item#b (path: Item#b > Grid > Root)",
-        ])
+        #expect(
+            harness.diagnostics == [
+                "warning: test.lua:7: unhandled event ItemSelected{item=\"b\"} from Item#b (path: Item#b > Grid > Root)"
+            ])
         let warning = try #require(harness.world.warnings.first)
         #expect(warning.kind == .unhandledEvent && warning.node === tree.item && warning.location == here)
         #expect(warning.value?.type === T.itemSelected)
@@ -17,7 +20,8 @@ import Testing
 
     @Test(arguments: [SafetyLevel.relaxed, .strict, .disabled])
     func unhandledErrorFollowsTheLevelAtTheOrigin(level: SafetyLevel) throws {
-        let tree = SampleTree(), harness = Harness()
+        let tree = SampleTree()
+        let harness = Harness()
         tree.grid.safetyLevel = level
         tree.root.safetyLevel = .disabled
         let run = { try harness.world.report(value(T.failure), from: tree.item) }
@@ -37,7 +41,8 @@ import Testing
     }
 
     @Test func worldDefaultLevelAppliesWhenNoNodeSetsOne() throws {
-        let node = Node(name: "N"), harness = Harness(level: .strict)
+        let node = Node(name: "N")
+        let harness = Harness(level: .strict)
         #expect(throws: StrictViolation.self) { try harness.world.trigger(value(T.other), from: node) }
         node.safetyLevel = .relaxed
         try harness.world.trigger(value(T.other), from: node)
@@ -47,20 +52,23 @@ import Testing
     }
 
     @Test func undeclaredEventPassingTriggersIsReported() throws {
-        let tree = SampleTree(), harness = Harness()
+        let tree = SampleTree()
+        let harness = Harness()
         tree.grid.addResponder(.declaration(.triggers, [T.itemSelected, T.firstEvent], location: here))
         on(tree.root, .handleEvent)
         try harness.world.trigger(value(T.itemSelected), from: tree.item)
         try harness.world.trigger(value(T.sub), from: tree.item)
         #expect(harness.world.warnings.map(\.kind) == [.undeclaredEvent])
-        #expect(harness.diagnostics == [
-            "warning: test.lua:7: undeclared event Sub{} passed triggers(ItemSelected, FirstEvent) at Grid",
-        ])
+        #expect(
+            harness.diagnostics == [
+                "warning: test.lua:7: undeclared event Sub{} passed triggers(ItemSelected, FirstEvent) at Grid"
+            ])
         #expect(harness.world.warnings.first?.node === tree.grid)
     }
 
     @Test func declaringAParentTypeCoversSubtypes() throws {
-        let tree = SampleTree(), harness = Harness()
+        let tree = SampleTree()
+        let harness = Harness()
         tree.grid.addResponder(.declaration(.triggers, [T.base]))
         on(tree.root, .handleEvent)
         try harness.world.trigger(value(T.sub), from: tree.item)
@@ -68,7 +76,8 @@ import Testing
     }
 
     @Test func nestedTriggersInSubtreeAndEarlierOnSameNodeAreAggregated() throws {
-        let tree = SampleTree(), harness = Harness()
+        let tree = SampleTree()
+        let harness = Harness()
         let sibling = Node(name: "Sibling")
         try tree.grid.add(sibling)
         sibling.addResponder(.declaration(.triggers, [T.other]))
@@ -86,7 +95,8 @@ import Testing
     }
 
     @Test func nestedReportsAreHonouredForErrors() throws {
-        let tree = SampleTree(), harness = Harness()
+        let tree = SampleTree()
+        let harness = Harness()
         tree.item.addResponder(.declaration(.reports, [T.otherFailure]))
         tree.grid.addResponder(.declaration(.reports, [T.failure]))
         on(tree.root, .handleError)
@@ -98,7 +108,8 @@ import Testing
     }
 
     @Test func undeclaredCheckUsesLevelAtTheDeclaringNode() throws {
-        let tree = SampleTree(), harness = Harness()
+        let tree = SampleTree()
+        let harness = Harness()
         tree.grid.addResponder(.declaration(.triggers, [T.itemSelected]))
         tree.grid.safetyLevel = .strict
         tree.item.safetyLevel = .relaxed
@@ -110,20 +121,23 @@ import Testing
     }
 
     @Test func missingResponderIsReportedPerTypeAtMount() throws {
-        let tree = SampleTree(), harness = Harness()
+        let tree = SampleTree()
+        let harness = Harness()
         tree.item.addResponder(.declaration(.triggers, [T.itemSelected, T.other], location: here))
         on(tree.grid, .handleEvent, T.other)
         on(tree.root, .handleEvent)
         try harness.world.mount(tree.root)
         #expect(harness.world.warnings.map(\.kind) == [.missingResponder])
-        #expect(harness.diagnostics == [
-            "warning: test.lua:7: missing responder: Item#b declares triggers(ItemSelected, Other) but no typed responder for ItemSelected is above it",
-        ])
+        #expect(
+            harness.diagnostics == [
+                "warning: test.lua:7: missing responder: Item#b declares triggers(ItemSelected, Other) but no typed responder for ItemSelected is above it"
+            ])
     }
 
     @Test func laterEntryOnSameNodeSatisfiesButEarlierDoesNot() throws {
         let harness = Harness()
-        let early = Node(name: "Early"), late = Node(name: "Late")
+        let early = Node(name: "Early")
+        let late = Node(name: "Late")
         on(early, .handleEvent, T.other)
         early.addResponder(.declaration(.triggers, [T.other]))
         late.addResponder(.declaration(.triggers, [T.other]))
@@ -134,7 +148,8 @@ import Testing
     }
 
     @Test func parentTypeAndTypedCatchErrorSatisfyMissingResponderCheck() throws {
-        let tree = SampleTree(), harness = Harness()
+        let tree = SampleTree()
+        let harness = Harness()
         tree.item.addResponder(.declaration(.triggers, [T.sub]))
         tree.item.addResponder(.declaration(.reports, [T.subFailure]))
         on(tree.grid, .transformEvent, T.base) { event, _ in .value(event) }
@@ -144,7 +159,8 @@ import Testing
     }
 
     @Test func untypedRespondersDoNotSatisfyMissingResponderCheck() throws {
-        let tree = SampleTree(), harness = Harness()
+        let tree = SampleTree()
+        let harness = Harness()
         tree.item.addResponder(.declaration(.reports, [T.failure]))
         on(tree.root, .handleError)
         on(tree.root, .handleEvent, T.other)
@@ -154,7 +170,8 @@ import Testing
     }
 
     @Test func missingResponderCheckSkippedWhenExplicitRespondersNotRequired() throws {
-        let tree = SampleTree(), harness = Harness()
+        let tree = SampleTree()
+        let harness = Harness()
         tree.item.addResponder(.declaration(.triggers, [T.other]))
         tree.grid.requireExplicitResponders = false
         try harness.world.mount(tree.root)
@@ -165,7 +182,8 @@ import Testing
     }
 
     @Test func addingSubtreeToMountedTreeRunsChecksForNewSubtreeOnly() throws {
-        let tree = SampleTree(), harness = Harness()
+        let tree = SampleTree()
+        let harness = Harness()
         tree.item.addResponder(.declaration(.triggers, [T.other]))
         try harness.world.mount(tree.root)
         #expect(harness.world.warnings.count == 1)
@@ -179,14 +197,16 @@ import Testing
     }
 
     @Test func strictCheckAtMountThrowsFromMount() {
-        let tree = SampleTree(), harness = Harness(level: .strict)
+        let tree = SampleTree()
+        let harness = Harness(level: .strict)
         tree.item.addResponder(.declaration(.triggers, [T.other]))
         #expect(throws: StrictViolation.self) { try harness.world.mount(tree.root) }
         #expect(harness.world.pendingAbort == nil)
     }
 
     @Test func subscriberWithoutPublisherIsReportedAtMount() throws {
-        let tree = SampleTree(), harness = Harness()
+        let tree = SampleTree()
+        let harness = Harness()
         tree.item.subscribe(type: T.sub, location: here) { _, _ in .handled }
         tree.grid.subscribe(type: T.other) { _, _ in .handled }
         tree.root.publisher(type: T.base)
@@ -196,9 +216,11 @@ import Testing
     }
 
     @Test func bridgeCanReportUnhandledActionUnderTheSamePolicy() throws {
-        let node = Node(name: "Button"), harness = Harness()
-        let violation = Violation(kind: .unhandledAction, message: "no target for 'save' from Button",
-                                  node: node, location: here)
+        let node = Node(name: "Button")
+        let harness = Harness()
+        let violation = Violation(
+            kind: .unhandledAction, message: "no target for 'save' from Button",
+            node: node, location: here)
         try harness.world.reportViolation(violation)
         #expect(harness.diagnostics == ["warning: test.lua:7: no target for 'save' from Button"])
         node.safetyLevel = .strict

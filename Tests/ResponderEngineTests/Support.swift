@@ -38,14 +38,18 @@ struct SampleTree {
 
 /// Registers a responder with a logging body.
 @discardableResult
-func on(_ node: Node, _ kind: ResponderKind, _ filter: ValueType? = nil, id: String? = nil,
-        once: Bool = false, log: Log? = nil, name: String? = nil,
-        _ result: @escaping (Value, DispatchContext) -> ResponderResult = { _, _ in .notHandled })
-    -> ResponderEntry {
-    node.addResponder(ResponderEntry(kind: kind, filter: filter, id: id, once: once) { value, context in
-        log?.add(name ?? "\(context.node) \(kind.rawValue) \(value)")
-        return result(value, context)
-    })
+func on(
+    _ node: Node, _ kind: ResponderKind, _ filter: ValueType? = nil, id: String? = nil,
+    once: Bool = false, log: Log? = nil, name: String? = nil,
+    _ result: @escaping (Value, DispatchContext) -> ResponderResult = { _, _ in .notHandled }
+)
+    -> ResponderEntry
+{
+    node.addResponder(
+        ResponderEntry(kind: kind, filter: filter, id: id, once: once) { value, context in
+            log?.add(name ?? "\(context.node) \(kind.rawValue) \(value)")
+            return result(value, context)
+        })
 }
 
 /// A world whose diagnostics are collected.

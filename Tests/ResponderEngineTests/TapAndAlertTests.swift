@@ -3,7 +3,10 @@ import Testing
 
 @Suite struct TapAndAlertTests {
     @Test func eventButtonTapTriggersFromTheButtonsFirstEntry() throws {
-        let root = Node(name: "Root"), button = Node(name: "EventButton"), world = World(), log = Log()
+        let root = Node(name: "Root")
+        let button = Node(name: "EventButton")
+        let world = World()
+        let log = Log()
         try root.add(button)
         button.onTapGesture(action: .trigger(value(T.itemSelected)))
         on(button, .receiveEvent, log: log, name: "button")
@@ -15,19 +18,23 @@ import Testing
     }
 
     @Test func producedEventIsEvaluatedAtEachTap() throws {
-        let button = Node(name: "EventButton"), world = World()
+        let button = Node(name: "EventButton")
+        let world = World()
         var taps = 0
-        button.onTapGesture(action: .triggerProduced {
-            taps += 1
-            return value(T.itemSelected, ["tap": "\(taps)"])
-        })
+        button.onTapGesture(
+            action: .triggerProduced {
+                taps += 1
+                return value(T.itemSelected, ["tap": "\(taps)"])
+            })
         on(button, .handleEvent)
         #expect(try world.tap(button)?.value.description == "ItemSelected{tap=\"1\"}")
         #expect(try world.tap(button)?.value.description == "ItemSelected{tap=\"2\"}")
     }
 
     @Test func tapRunsOnlyActionsForTheMatchingCount() throws {
-        let node = Node(name: "N"), world = World(), log = Log()
+        let node = Node(name: "N")
+        let world = World()
+        let log = Log()
         node.onTapGesture(count: 1, action: .perform { log.add("single") })
         node.onTapGesture(count: 2, action: .perform { log.add("double A") })
         node.onTapGesture(count: 2, action: .perform { log.add("double B") })
@@ -36,7 +43,9 @@ import Testing
     }
 
     @Test func tapWithACountNoActionHasThrows() {
-        let node = Node(name: "N"), world = World(), log = Log()
+        let node = Node(name: "N")
+        let world = World()
+        let log = Log()
         node.onTapGesture(count: 1, action: .perform { log.add("single") })
         node.onTapGesture(count: 2, action: .perform { log.add("double") })
         #expect(throws: EngineError.noTapActionForCount(node: "N", count: 3, counts: [1, 2])) {
@@ -53,14 +62,16 @@ import Testing
     }
 
     @Test func strictViolationSwallowedInsidePerformStillAbortsTap() {
-        let node = Node(name: "N"), world = World()
+        let node = Node(name: "N")
+        let world = World()
         node.safetyLevel = .strict
         node.onTapGesture(action: .perform { _ = try? world.trigger(value(T.other), from: node) })
         #expect(throws: StrictViolation.self) { try world.tap(node) }
     }
 
     @Test func handleAlertErrorsPresentsAlertableErrorsAndLetsOthersPass() throws {
-        let tree = SampleTree(), world = World()
+        let tree = SampleTree()
+        let world = World()
         tree.grid.addResponder(ResponderEntry(kind: .handleAlertErrors))
         on(tree.root, .handleError, T.failure)
         let passed = try world.report(value(T.failure), from: tree.item)
@@ -73,7 +84,8 @@ import Testing
     }
 
     @Test func secondAlertReplacesTheFirstAndDismissClearsIt() throws {
-        let node = Node(name: "N"), world = World()
+        let node = Node(name: "N")
+        let world = World()
         node.addResponder(ResponderEntry(kind: .handleAlertErrors))
         try world.report(value(T.alertable, ["message": "one"]), from: node)
         try world.report(value(T.alertable, ["message": "two", "title": "Oops"]), from: node)

@@ -1,6 +1,7 @@
-import Testing
-@testable import ResponderExplore
 import ResponderLua
+import Testing
+
+@testable import ResponderExplore
 
 /// A failure that needs `a`, then `b`, then `c` (in that order, anything between).
 private func needsABC(_ s: [Character]) -> [Character]? {
@@ -42,7 +43,9 @@ struct ShrinkerTests {
 
     @Test func simplificationsAreTriedSimplestFirst() {
         var shrinker = Shrinker<String>(clock: Explorer.now)
-        let minimal = shrinker.shrink(["long text!"], simplifications: { s in s.isEmpty ? [] : ["", String(s.prefix(s.count / 2))] }) {
+        let minimal = shrinker.shrink(
+            ["long text!"], simplifications: { s in s.isEmpty ? [] : ["", String(s.prefix(s.count / 2))] }
+        ) {
             ($0.first?.count ?? 0) >= 3 ? $0 : nil
         }
         #expect(minimal == ["long "])
@@ -50,19 +53,26 @@ struct ShrinkerTests {
 
     @Test func theBudgetStopsShrinking() {
         var shrinker = Shrinker<Int>(maxReplays: 5, clock: Explorer.now)
-        _ = shrinker.shrink(Array(0..<100), simplifications: { _ in [] }) { $0.contains(99) && $0.contains(3) ? $0 : nil }
+        _ = shrinker.shrink(Array(0..<100), simplifications: { _ in [] }) {
+            $0.contains(99) && $0.contains(3) ? $0 : nil
+        }
         #expect(shrinker.replays == 5)
     }
 
     @Test func actionsPrintAsPublicAPICalls() {
         let t = ExploreTarget(selector: "#save", index: 1)
         #expect(ExploreAction(kind: .tap, target: t).lua == ##"tap(root:find("#save"))"##)
-        #expect(ExploreAction(kind: .tap, target: ExploreTarget(selector: "Item", index: 3), number: 2).lua
+        #expect(
+            ExploreAction(kind: .tap, target: ExploreTarget(selector: "Item", index: 3), number: 2).lua
                 == ##"tap(root:findAll("Item")[3], 2)"##)
-        #expect(ExploreAction(kind: .typeText, target: t, text: "a\"b\n").lua == ##"typeText(root:find("#save"), "a\"b\n")"##)
+        #expect(
+            ExploreAction(kind: .typeText, target: t, text: "a\"b\n").lua
+                == ##"typeText(root:find("#save"), "a\"b\n")"##)
         #expect(ExploreAction(kind: .advance, number: 0.5).lua == "advance(0.5)")
         #expect(ExploreAction(kind: .slide, target: t, number: 3).lua == ##"slide(root:find("#save"), 3)"##)
-        #expect(ExploreAction(kind: .custom, name: "add", draws: [.int(2), .text("x")]).lua == ##"explore.perform("add", { 2, "x" })"##)
+        #expect(
+            ExploreAction(kind: .custom, name: "add", draws: [.int(2), .text("x")]).lua
+                == ##"explore.perform("add", { 2, "x" })"##)
         #expect(ExploreAction(kind: .custom, name: "go").lua == ##"explore.perform("go")"##)
     }
 

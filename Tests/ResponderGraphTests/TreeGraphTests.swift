@@ -1,8 +1,9 @@
 import ResponderEngine
-@testable import ResponderGraph
 import ResponderKit
 import ResponderLua
 import Testing
+
+@testable import ResponderGraph
 
 /// `TreeGraph`: the snapshot `responder graph` draws, and its text and dot renderers.
 @Suite("Tree graph")
@@ -31,27 +32,28 @@ struct TreeGraphTests {
 
     @Test func textShowsTheTreeTheEntriesAndThePath() throws {
         let text = try graph(Self.grid).text()
-        #expect(text == """
-            Screen  ◀ path
-            │   #1 receiveEvent               ◀ step 2: passed
-            │   #2 handleEvent(ItemSelected)  ◀ step 3: handled
-            ├── Title
-            └── Grid  ◀ path
-                │   #1 triggers(ItemSelected)  ◀ step 1: declared
-                ├── Item#a
-                │       onTapGesture: trigger ItemSelected{item="a"}
-                └── Item#b  ◀ origin
-                        onTapGesture: trigger ItemSelected{item="b"}
+        #expect(
+            text == """
+                Screen  ◀ path
+                │   #1 receiveEvent               ◀ step 2: passed
+                │   #2 handleEvent(ItemSelected)  ◀ step 3: handled
+                ├── Title
+                └── Grid  ◀ path
+                    │   #1 triggers(ItemSelected)  ◀ step 1: declared
+                    ├── Item#a
+                    │       onTapGesture: trigger ItemSelected{item="a"}
+                    └── Item#b  ◀ origin
+                            onTapGesture: trigger ItemSelected{item="b"}
 
-            last dispatch: event ItemSelected{item="b"} from Item#b
-            path: Item#b → Grid → Screen
-              1  Grid    #1 triggers(ItemSelected)     declared
-              2  Screen  #1 receiveEvent               passed
-              3  Screen  #2 handleEvent(ItemSelected)  handled
-            legend: ◀ step N   the entry that took step N of the list above
-                    ◀ origin   where the value started; ◀ path: the nodes it passed (in order on path:)
+                last dispatch: event ItemSelected{item="b"} from Item#b
+                path: Item#b → Grid → Screen
+                  1  Grid    #1 triggers(ItemSelected)     declared
+                  2  Screen  #1 receiveEvent               passed
+                  3  Screen  #2 handleEvent(ItemSelected)  handled
+                legend: ◀ step N   the entry that took step N of the list above
+                        ◀ origin   where the value started; ◀ path: the nodes it passed (in order on path:)
 
-            """)
+                """)
     }
 
     @Test func snapshotRecordsStructurePathPositionsAndSteps() throws {
@@ -73,33 +75,43 @@ struct TreeGraphTests {
         #expect(dot.hasPrefix("digraph responders {\n"))
         #expect(dot.hasSuffix("}\n"))
         // Path nodes are bold and filled; the others are plain.
-        #expect(dot.contains(#"n0 [label="Screen  ◀ path\l#1 receiveEvent  ◀ step 2: passed\l#2 handleEvent(ItemSelected)  ◀ step 3: handled\l", color="red", penwidth=2, style="filled,bold""#))
+        #expect(
+            dot.contains(
+                #"n0 [label="Screen  ◀ path\l#1 receiveEvent  ◀ step 2: passed\l#2 handleEvent(ItemSelected)  ◀ step 3: handled\l", color="red", penwidth=2, style="filled,bold""#
+            ))
         #expect(dot.contains(#"n1 [label="Title\l"];"#))
-        #expect(dot.contains(#"n4 [label="Item#b  ◀ origin\lonTapGesture: trigger ItemSelected{item=\"b\"}\l", color="red""#))
+        #expect(
+            dot.contains(
+                #"n4 [label="Item#b  ◀ origin\lonTapGesture: trigger ItemSelected{item=\"b\"}\l", color="red""#))
         // Path edges point the way the value travelled (child → parent), with no label on the
         // line: the steps carry the only numbers (issue 10: one numbering scheme).
         #expect(dot.contains(#"n2 -> n4 [dir=back, color="red", penwidth=2.5];"#))
         #expect(dot.contains(#"n0 -> n2 [dir=back, color="red", penwidth=2.5];"#))
         #expect(dot.contains("  n0 -> n1;\n"))
         #expect(dot.contains("  n2 -> n3;\n"))
-        #expect(dot.contains(#"label="last dispatch: event ItemSelected{item=\"b\"} from Item#b\lpath: Item#b → Grid → Screen\l"#))
+        #expect(
+            dot.contains(
+                #"label="last dispatch: event ItemSelected{item=\"b\"} from Item#b\lpath: Item#b → Grid → Screen\l"#))
         // The caption lists the steps under their numbers, then the legend.
         #expect(dot.contains(#"\l  3  Screen  #2 handleEvent(ItemSelected)  handled\llegend: ◀ step N "#))
     }
 
     @Test func everyPictureExplainsItsMarksInALegend() throws {
         let g = try graph(Self.grid)
-        #expect(g.text().hasSuffix("""
-              3  Screen  #2 handleEvent(ItemSelected)  handled
-            legend: ◀ step N   the entry that took step N of the list above
-                    ◀ origin   where the value started; ◀ path: the nodes it passed (in order on path:)
+        #expect(
+            g.text().hasSuffix(
+                """
+                  3  Screen  #2 handleEvent(ItemSelected)  handled
+                legend: ◀ step N   the entry that took step N of the list above
+                        ◀ origin   where the value started; ◀ path: the nodes it passed (in order on path:)
 
-            """))
+                """))
         #expect(g.dot().contains("legend: ◀ step N"))
     }
 
     @Test func manyLeafChildrenAreLaidOutInRowsThatFitAReadmeWidth() throws {
-        let g = try graph("""
+        let g = try graph(
+            """
             local E = Event "Picked"
             local grid = View "Grid" {}
             for i = 1, 7 do
@@ -118,17 +130,18 @@ struct TreeGraphTests {
         // the tree edges are all still drawn
         for child in 1...7 { #expect(dot.contains("  n0 -> n\(child);\n")) }
         // a few short children stay on one row
-        let small = try graph("""
+        let small = try graph(
+            """
             local root = View "Root" { View "A" {}, View "B" {}, View "C" {} }
             mount(root)
             """)
         #expect(!small.dot().contains("rank=same"))
     }
 
-
     @Test func dotEscapesQuotesBackslashesAndNewlines() throws {
         #expect(TreeGraph.dotEscape(#"a"b\c"# + "\nd\r\u{1}") == #"a\"b\\c\ld "#)
-        let g = try graph("""
+        let g = try graph(
+            """
             local E = Event 'Say"hi\\\\'
             local root = View 'Ro"ot' { id = 'x\\\\y', View "Two\\nLines" { id = "c" } }
             root:handleEvent(E, function() end)
@@ -153,7 +166,8 @@ struct TreeGraphTests {
     }
 
     @Test func unhandledValuesEndPastTheRoot() throws {
-        let g = try graph("""
+        let g = try graph(
+            """
             local Lost = Event "Lost"
             local root = View "Root" { View "Leaf" {} }
             root:safetyLevel("disabled")
@@ -161,24 +175,26 @@ struct TreeGraphTests {
             mount(root)
             root:find("Leaf"):trigger(Lost {})
             """)
-        #expect(g.text() == """
-            Root  ◀ path
-            │   #1 receiveEvent  ◀ step 1: passed
-            │   (past the root)  ◀ step 2: unhandled
-            └── Leaf  ◀ origin
+        #expect(
+            g.text() == """
+                Root  ◀ path
+                │   #1 receiveEvent  ◀ step 1: passed
+                │   (past the root)  ◀ step 2: unhandled
+                └── Leaf  ◀ origin
 
-            last dispatch: event Lost{} from Leaf
-            path: Leaf → Root
-              1  Root  #1 receiveEvent  passed
-              2  Root                   unhandled
-            legend: ◀ step N   the entry that took step N of the list above
-                    ◀ origin   where the value started; ◀ path: the nodes it passed (in order on path:)
+                last dispatch: event Lost{} from Leaf
+                path: Leaf → Root
+                  1  Root  #1 receiveEvent  passed
+                  2  Root                   unhandled
+                legend: ◀ step N   the entry that took step N of the list above
+                        ◀ origin   where the value started; ◀ path: the nodes it passed (in order on path:)
 
-            """)
+                """)
     }
 
     @Test func publicationsMarkTheSubscribersTheyReached() throws {
-        let g = try graph("""
+        let g = try graph(
+            """
             local Shaken = Event "Shaken"
             local app = View "App" { View "Feed" { id = "f" }, View "Other" {} }
             local pub = app:publisher(Shaken, { destination = "allLevels" })
@@ -190,11 +206,14 @@ struct TreeGraphTests {
         #expect(text.contains("App  ◀ origin\n"))
         #expect(text.contains("│   publisher(Shaken, allLevels)\n"))
         #expect(text.contains("subscribe(Shaken)  ◀ step 1: handled\n"))
-        #expect(g.dot().contains(#"n1 [label="Feed#f\lsubscribe(Shaken)  ◀ step 1: handled\l", color="red", style="filled""#))
+        #expect(
+            g.dot().contains(
+                #"n1 [label="Feed#f\lsubscribe(Shaken)  ◀ step 1: handled\l", color="red", style="filled""#))
     }
 
     @Test func stepsOfRemovedEntriesKeepALineOfTheirOwn() throws {
-        let g = try graph("""
+        let g = try graph(
+            """
             local E = Event "E"
             local root = View "Root" {}
             root:handleEvent(E, function() end, { once = true, id = "first" })
@@ -205,7 +224,8 @@ struct TreeGraphTests {
     }
 
     @Test func withoutAMountedTreeTheLastDispatchTreeIsUsed() throws {
-        let g = try graph("""
+        let g = try graph(
+            """
             local E = Event "E"
             local root = View "Root" { View "Leaf" {} }
             root:handleEvent(E, function() end)
@@ -239,6 +259,9 @@ struct TreeGraphTests {
         root.addResponder(ResponderEntry(kind: .transformEvent, filter: type) { value, _ in .value(value) })
         root.addResponder(ResponderEntry.declaration(.triggers, [type, type]))
         let g = TreeGraph(root: root, trace: nil)
-        #expect(g.text() == "Root#r\n│   #1 transformEvent(Ping)\n│   #2 triggers(Ping, Ping)\n└── Child\n\nlast dispatch: none\n")
+        #expect(
+            g.text()
+                == "Root#r\n│   #1 transformEvent(Ping)\n│   #2 triggers(Ping, Ping)\n└── Child\n\nlast dispatch: none\n"
+        )
     }
 }

@@ -1,7 +1,8 @@
 import CLua
 import CLuaShim
-import Testing
 import ResponderKit
+import Testing
+
 @testable import ResponderLua
 
 /// A Swift function that raises through the trampoline.
@@ -12,7 +13,10 @@ let raisingFunction: LuaSwiftFunction = { L in
 /// A Swift function that allocates strings (host-side allocations).
 let allocatingFunction: LuaSwiftFunction = { L in
     let rt = LuaRuntime.of(L)
-    for i in 0..<64 { rt.pushString(String(repeating: "x", count: 1024) + "\(i)"); luashim_pop(L, 1) }
+    for i in 0..<64 {
+        rt.pushString(String(repeating: "x", count: 1024) + "\(i)")
+        luashim_pop(L, 1)
+    }
     rt.pushString(String(repeating: "y", count: 4096))
     return 1
 }
@@ -55,24 +59,24 @@ struct BridgeTests {
     @Test func everyBindingFunctionLeavesTheStackBalanced() throws {
         let rt = try makeRuntime()
         let script = """
-        local E = Event "E"
-        local Err = Error "Err"
-        local a = View "A" { id = "a", color = 1 }
-        local root = View "Root" { a }
-        root:handleEvent(E, function() end):handleError(function() end)
-        root:triggers(E):reports(Err)
-        mount(root)
-        local o = a:trigger(E { x = 1 })
-        local s = tostring(o.trace) .. tostring(o) .. tostring(o.value) .. o.value.name
-        a:report(Err {})
-        local p = root:publisher(E)
-        a:subscribe(E, function() end)
-        p(E {})
-        root:find("#a"); root:findAll("A"); a:path(); a:responders()
-        a:onTapGesture(function() end); tap(a)
-        responder.warnings(); responder.lastTrace(); responder.reset()
-        return 1, 2, 3
-        """
+            local E = Event "E"
+            local Err = Error "Err"
+            local a = View "A" { id = "a", color = 1 }
+            local root = View "Root" { a }
+            root:handleEvent(E, function() end):handleError(function() end)
+            root:triggers(E):reports(Err)
+            mount(root)
+            local o = a:trigger(E { x = 1 })
+            local s = tostring(o.trace) .. tostring(o) .. tostring(o.value) .. o.value.name
+            a:report(Err {})
+            local p = root:publisher(E)
+            a:subscribe(E, function() end)
+            p(E {})
+            root:find("#a"); root:findAll("A"); a:path(); a:responders()
+            a:onTapGesture(function() end); tap(a)
+            responder.warnings(); responder.lastTrace(); responder.reset()
+            return 1, 2, 3
+            """
         for _ in 0..<3 {
             let top = lua_gettop(rt.L)
             try rt.runString(script, chunkname: "=balanced", results: 0)
@@ -82,8 +86,10 @@ struct BridgeTests {
 
     @Test func bindingErrorsLeaveTheStackBalanced() throws {
         let rt = try makeRuntime()
-        let bad = ["View(1)", "View 'A':trigger('x')", "View 'A':add(1)", "Event(1)",
-                   "View 'A':receiveEvent(1)", "tap(View 'A')", "mount(1)", "Event 'E' (1)"]
+        let bad = [
+            "View(1)", "View 'A':trigger('x')", "View 'A':add(1)", "Event(1)",
+            "View 'A':receiveEvent(1)", "tap(View 'A')", "mount(1)", "Event 'E' (1)",
+        ]
         for code in bad {
             let top = lua_gettop(rt.L)
             #expect(throws: LuaFailure.self) { try rt.runString(code, chunkname: "=bad") }
@@ -96,10 +102,10 @@ struct BridgeTests {
         rt.setGlobal("alloc", allocatingFunction)
         // fill the heap close to the cap in Lua, then let Swift allocate past it
         let code = """
-        local t = {}
-        local ok = pcall(function() for i = 1, 1e6 do t[i] = i end end)
-        return alloc()
-        """
+            local t = {}
+            local ok = pcall(function() for i = 1, 1e6 do t[i] = i end end)
+            return alloc()
+            """
         var failure: LuaFailure?
         do { try rt.runString(code, chunkname: "=alloc") } catch { failure = error }
         #expect(failure?.kind == .memoryLimit)
@@ -139,30 +145,30 @@ struct BridgeTests {
     @Test func sandboxHidesUnsafeLibraries() throws {
         let rt = try makeRuntime()
         let code = """
-        assert(io == nil and package == nil and dofile == nil and loadfile == nil)
-        assert(debug.getinfo == nil and debug.sethook == nil and debug.getregistry == nil and debug.traceback)
-        assert(os.exit == nil and os.execute == nil and os.getenv == nil and os.remove == nil)
-        assert(os.time and os.clock and os.date and os.difftime)
-        assert(string.dump == nil and ("").dump == nil)
-        assert(load("return 1")() == 1)
-        local f, err = load(string.char(27) .. "Lua")
-        assert(f == nil and err:find("binary"))
-        """
+            assert(io == nil and package == nil and dofile == nil and loadfile == nil)
+            assert(debug.getinfo == nil and debug.sethook == nil and debug.getregistry == nil and debug.traceback)
+            assert(os.exit == nil and os.execute == nil and os.getenv == nil and os.remove == nil)
+            assert(os.time and os.clock and os.date and os.difftime)
+            assert(string.dump == nil and ("").dump == nil)
+            assert(load("return 1")() == 1)
+            local f, err = load(string.char(27) .. "Lua")
+            assert(f == nil and err:find("binary"))
+            """
         try rt.runString(code, chunkname: "=sandbox")
     }
 
     @Test func closuresThatCaptureTheirNodeDoNotKeepTheTreeAlive() throws {
         let rt = try makeRuntime()
         let build = """
-        local E = Event "E"
-        for i = 1, 2000 do
-          local leaf = View "Leaf"
-          local root = View "Root" { View "Mid" { leaf } }
-          leaf:handleEvent(function(e, ctx) return leaf, root end)
-          root:handleEvent(E, function() return root end)
-          leaf:trigger(E {})
-        end
-        """
+            local E = Event "E"
+            for i = 1, 2000 do
+              local leaf = View "Leaf"
+              local root = View "Root" { View "Mid" { leaf } }
+              leaf:handleEvent(function(e, ctx) return leaf, root end)
+              root:handleEvent(E, function() return root end)
+              leaf:trigger(E {})
+            end
+            """
         try rt.runString("collectgarbage()", chunkname: "=gc")
         luashim_gc_collect(rt.L)
         let before = rt.memoryInUse

@@ -1,43 +1,45 @@
 import CLua
 import CLuaShim
 import ResponderEngine
-import Testing
-@testable import ResponderLua
 import ResponderKit
+import Testing
+
+@testable import ResponderLua
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Code shaped like luacov's false-miss reports (multi-line calls and tables, `..` and
 /// `:method` continued on the next line, `break`, nested and never-called functions, a
 /// coroutine body).
 private let tricky = """
-local t = {
-  a = 1,
-  b = "x"
-    .. "y",
-}
-local function f(x, ...)
-  local s = string.format("%d",
-    x)
-  for i = 1, 3 do
-    if i == 2 then break end
-  end
-  return s
-    :upper()
-end
-local function never()
-  local y = nil
-  return y
-end
-local co = coroutine.wrap(function()
-  local z = f(2)
-  coroutine.yield(z)
-end)
-co()
-print = nil
-return f(1), t
-"""
+    local t = {
+      a = 1,
+      b = "x"
+        .. "y",
+    }
+    local function f(x, ...)
+      local s = string.format("%d",
+        x)
+      for i = 1, 3 do
+        if i == 2 then break end
+      end
+      return s
+        :upper()
+    end
+    local function never()
+      local y = nil
+      return y
+    end
+    local co = coroutine.wrap(function()
+      local z = f(2)
+      coroutine.yield(z)
+    end)
+    co()
+    print = nil
+    return f(1), t
+    """
 
 @Suite("coverage")
 struct CoverageTests {
@@ -49,7 +51,9 @@ struct CoverageTests {
 
     /// Runs `source` with every line of it counted; returns the lines that ran and the
     /// executable lines the dump gives.
-    private func hitAndActive(_ source: String, resetLimitsFirst: Bool = false) throws -> (hit: Set<Int>, active: Set<Int>) {
+    private func hitAndActive(_ source: String, resetLimitsFirst: Bool = false) throws -> (
+        hit: Set<Int>, active: Set<Int>
+    ) {
         let rt = try runtime(.off)
         luashim_coverage_enable(rt.L)
         if resetLimitsFirst { rt.resetLimits() }
@@ -91,13 +95,13 @@ struct CoverageTests {
     @Test func recorderCountsUserFilesOnlyAndRespondersAtTheirLine() throws {
         let rt = try runtime(.linesAndResponders)
         let source = """
-        local E = Event "E"
-        local root = View "Root" { View "Leaf" { id = "leaf" } }
-        root:handleEvent(E, function() end)
-        root:receiveEvent(function() return false end, { id = "spare" })
-        mount(root)
-        root:find("#leaf"):trigger(E())
-        """
+            local E = Event "E"
+            local root = View "Root" { View "Leaf" { id = "leaf" } }
+            root:handleEvent(E, function() end)
+            root:receiveEvent(function() return false end, { id = "spare" })
+            mount(root)
+            root:find("#leaf"):trigger(E())
+            """
         try rt.runString(source, chunkname: "@screen.lua")
         try rt.runString("local x = 1", chunkname: "=builtin")
         let data = rt.coverage!.snapshot()
@@ -108,14 +112,18 @@ struct CoverageTests {
         #expect(handlers[0].reached == 1 && handlers[0].handled == 1 && handlers[0].node == "Root")
         #expect(handlers[1].reached == 0 && handlers[1].skipped == 0 && handlers[1].id == "spare")
         #expect(handlers[1].functionName == "receiveEvent:4[id=spare]")
-        #expect(data.lcov().contains("FN:3,handleEvent(E):3\nFN:4,receiveEvent:4[id=spare]\nFNDA:1,handleEvent(E):3\nFNDA:0,receiveEvent:4[id=spare]\n"))
+        #expect(
+            data.lcov().contains(
+                "FN:3,handleEvent(E):3\nFN:4,receiveEvent:4[id=spare]\nFNDA:1,handleEvent(E):3\nFNDA:0,receiveEvent:4[id=spare]\n"
+            ))
     }
 
     @Test func wireLinesRoundTrip() throws {
         var data = CoverageData()
         data.files["a b\tc.lua"] = .init(counts: [1: 3, 4: 0])
-        var r = CoverageData.Responder(kind: "triggers", filter: nil, declared: ["A", "B,C"], id: "x\ny",
-                                       file: "a.lua", line: 4, node: "Root > Item#b")
+        var r = CoverageData.Responder(
+            kind: "triggers", filter: nil, declared: ["A", "B,C"], id: "x\ny",
+            file: "a.lua", line: 4, node: "Root > Item#b")
         r.reached = 2
         r.seen = ["A": 2]
         data.add(r)

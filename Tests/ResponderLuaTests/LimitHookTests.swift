@@ -1,6 +1,7 @@
 import CLua
 import CLuaShim
 import Testing
+
 @testable import ResponderLua
 
 /// Lines a coverage-style line callback saw (the callback context of `luashim_set_line_hook`).
@@ -25,7 +26,8 @@ struct LimitHookTests {
         "while true do coroutine.wrap(function() for i = 1, 50 do end end)() end",
     ])
     func sampledBudgetStopsRunawayCode(_ code: String) throws {
-        let rt = try LuaRuntime(limits: LuaLimits(maxInstructions: 20_000_000, maxMemoryMiB: nil, exactInstructions: false))
+        let rt = try LuaRuntime(
+            limits: LuaLimits(maxInstructions: 20_000_000, maxMemoryMiB: nil, exactInstructions: false))
         var failure: LuaFailure?
         do { try rt.runString(code, chunkname: "=sampled") } catch { failure = error }
         #expect(failure?.kind == .instructionLimit, "\(String(describing: failure))")
@@ -40,10 +42,12 @@ struct LimitHookTests {
             try rt.runString(code, chunkname: "=count")
             return luashim_instructions_charged(rt.L)
         }
-        let plain = try count("local f = function(a) local x = a for k = 1, 40 do x = x + k end return x end\n"
-            + "local n = 0 for i = 1, 10000 do n = n + f(i) end")
-        let split = try count("local f = function(a) local x = a for k = 1, 40 do x = x + k end return x end\n"
-            + "local n = 0 for i = 1, 10000 do n = n + coroutine.wrap(f)(i) end")
+        let plain = try count(
+            "local f = function(a) local x = a for k = 1, 40 do x = x + k end return x end\n"
+                + "local n = 0 for i = 1, 10000 do n = n + f(i) end")
+        let split = try count(
+            "local f = function(a) local x = a for k = 1, 40 do x = x + k end return x end\n"
+                + "local n = 0 for i = 1, 10000 do n = n + coroutine.wrap(f)(i) end")
         #expect(plain > 800_000)
         // the coroutine version runs a few more instructions per call (wrap, the extra call)
         #expect(split >= plain && split < plain + 10000 * 8, "plain \(plain), split \(split)")
@@ -53,13 +57,16 @@ struct LimitHookTests {
     /// budget mode, and the budget still stops the script.
     @Test(arguments: [true, false])
     func lineCallbackComposesWithTheLimits(exact: Bool) throws {
-        let rt = try LuaRuntime(limits: LuaLimits(maxInstructions: 5_000_000, maxMemoryMiB: nil, exactInstructions: exact))
+        let rt = try LuaRuntime(
+            limits: LuaLimits(maxInstructions: 5_000_000, maxMemoryMiB: nil, exactInstructions: exact))
         let log = LineLog()
         luashim_set_line_hook(rt.L, recordLine, Unmanaged.passUnretained(log).toOpaque())
-        try rt.runString("local a = 1\nlocal b = 2\nlocal co = coroutine.wrap(function()\nreturn a + b\nend)\nco()\n",
-                         chunkname: "=lines")
-        #expect(log.lines.contains(1) && log.lines.contains(2) && log.lines.contains(4) && log.lines.contains(6),
-                "\(log.lines)")
+        try rt.runString(
+            "local a = 1\nlocal b = 2\nlocal co = coroutine.wrap(function()\nreturn a + b\nend)\nco()\n",
+            chunkname: "=lines")
+        #expect(
+            log.lines.contains(1) && log.lines.contains(2) && log.lines.contains(4) && log.lines.contains(6),
+            "\(log.lines)")
         var failure: LuaFailure?
         do { try rt.runString("while true do end", chunkname: "=loop") } catch { failure = error }
         #expect(failure?.kind == .instructionLimit)
@@ -73,10 +80,13 @@ struct LimitHookTests {
         rt.startTimeout()
         defer { rt.stopTimeout() }
         var failure: LuaFailure?
-        do { try rt.runString("local function spin() while true do end end spin()", chunkname: "=t") } catch { failure = error }
+        do { try rt.runString("local function spin() while true do end end spin()", chunkname: "=t") } catch {
+            failure = error
+        }
         #expect(failure?.kind == .timeout)
         #expect(failure?.isLimit == true)
-        #expect(failure?.message == "t:1: time limit exceeded (0.2 s) in function 'spin'; raise it with --timeout SECONDS")
+        #expect(
+            failure?.message == "t:1: time limit exceeded (0.2 s) in function 'spin'; raise it with --timeout SECONDS")
     }
 
     /// Host work charged to the budget stops the script once it is spent (engine walks call

@@ -25,8 +25,9 @@ struct Dispatcher {
         // Repeated dispatches from one node share the last trace's path array while the tree
         // above the node is unchanged (checked link by link), instead of retaining every node
         // again; either way the path is the origin's path to the root as the dispatch starts.
-        self.trace = Trace(kind: kind == .event ? .event : .error, initialValue: value,
-                           path: origin.pathToRoot(reusing: world.lastTrace?.path))
+        self.trace = Trace(
+            kind: kind == .event ? .event : .error, initialValue: value,
+            path: origin.pathToRoot(reusing: world.lastTrace?.path))
     }
 
     /// The fixed path, origin first.
@@ -42,8 +43,10 @@ struct Dispatcher {
 
     @inline(__always)
     private func record(_ node: Int32, _ entry: Int32, _ decision: Decision, result: Int32 = -1) {
-        trace.record(StepRecord(node: node, entry: entry, value: valueIndex, result: result,
-                                decision: decision))
+        trace.record(
+            StepRecord(
+                node: node, entry: entry, value: valueIndex, result: result,
+                decision: decision))
     }
 
     private func store(_ newValue: Value) -> Int32 {
@@ -80,7 +83,8 @@ struct Dispatcher {
                 position += 1
                 if entry.accepts != kind || entry.isRemoved { continue }
                 if let filter = entry.filterIdentity,
-                   entry.filterDepth > typeDepth || typeChain[entry.filterDepth] != filter {
+                    entry.filterDepth > typeDepth || typeChain[entry.filterDepth] != filter
+                {
                     record(n32, p32, .skipped)
                     entry.stats?.skipped += 1
                     continue
@@ -88,8 +92,10 @@ struct Dispatcher {
                 switch entry.kind {
                 case .triggers, .reports:
                     entry.stats?.noteDeclared(value.type)
-                    if world.declarationCovers(entry, on: node, before: trace.currentSnapshot[..<(position - 1)],
-                                               value: value) {
+                    if world.declarationCovers(
+                        entry, on: node, before: trace.currentSnapshot[..<(position - 1)],
+                        value: value)
+                    {
                         record(n32, p32, .declared)
                     } else {
                         record(n32, p32, .undeclared)
@@ -130,18 +136,23 @@ struct Dispatcher {
             // no body: a handle consumes, a transform passes the value on unchanged
             return entry.kind == .transformEvent || entry.kind == .transformError ? .value(value) : .nothing
         }
-        return body(value, DispatchContext(trace: trace, nodeIndex: nodeIndex, entry: entry,
-                                           world: world))
+        return body(
+            value,
+            DispatchContext(
+                trace: trace, nodeIndex: nodeIndex, entry: entry,
+                world: world))
     }
 
     /// Applies a body's result as ``ResponderKind/outcome(of:)`` reads it; returns `true` when
     /// the value was consumed.
-    private mutating func apply(_ result: ResponderResult, of entry: ResponderEntry, at node: Node,
-                                _ n32: Int32, _ p32: Int32) throws -> Bool {
+    private mutating func apply(
+        _ result: ResponderResult, of entry: ResponderEntry, at node: Node,
+        _ n32: Int32, _ p32: Int32
+    ) throws -> Bool {
         switch entry.kind.outcome(of: result) {
         case .aborted:
             throw EngineError.aborted
-        case let .raised(error):
+        case .raised(let error):
             raise(error, by: entry, at: node, n32, p32)
             return false
         case .consumed:
@@ -150,16 +161,17 @@ struct Dispatcher {
         case .passed:
             record(n32, p32, .passed)
             return false
-        case let .replaced(newValue):
+        case .replaced(let newValue):
             let index = store(newValue)
             record(n32, p32, newValue.kind == kind ? .transformed : .caught, result: index)
             value = newValue
             valueIndex = index
             kind = newValue.kind
             return false
-        case let .wrong(expected):
+        case .wrong(let expected):
             // located at the line that registered the responder: the wiring to fix
-            let message = entry.location.map { "\($0): \(entry.kind.rawValue) registered here" }
+            let message =
+                entry.location.map { "\($0): \(entry.kind.rawValue) registered here" }
                 ?? "\(entry.kind.rawValue) at \(node)"
             let text = "\(message) returned \(result.described) (\(expected) expected)"
             raise(world.makeRuntimeError(text, node), by: entry, at: node, n32, p32)
@@ -169,8 +181,10 @@ struct Dispatcher {
 
     /// A body raised `error`: it starts at the next entry (replacing a current error, which
     /// becomes its cause).
-    private mutating func raise(_ error: Value, by entry: ResponderEntry, at node: Node,
-                                _ n32: Int32, _ p32: Int32) {
+    private mutating func raise(
+        _ error: Value, by entry: ResponderEntry, at node: Node,
+        _ n32: Int32, _ p32: Int32
+    ) {
         var error = error
         if error.kind != .error {
             error = world.makeRuntimeError("\(entry.label) raised \(error), which is not an error", node)

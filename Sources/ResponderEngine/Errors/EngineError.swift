@@ -23,13 +23,13 @@ public enum EngineError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .cycle: "would create a cycle"
         case .nestedTooDeeply: "dispatch nested too deeply"
-        case let .wrongKind(function, expected, got): "\(function) expects an \(expected), got \(got)"
-        case let .wrongType(function, expected, got): "\(function) expects \(expected), got \(got)"
-        case let .noTapAction(node): "\(node) has no tap action"
-        case let .noTapActionForCount(node, count, counts):
+        case .wrongKind(let function, let expected, let got): "\(function) expects an \(expected), got \(got)"
+        case .wrongType(let function, let expected, let got): "\(function) expects \(expected), got \(got)"
+        case .noTapAction(let node): "\(node) has no tap action"
+        case .noTapActionForCount(let node, let count, let counts):
             "\(node) has no tap action for \(count) tap\(count == 1 ? "" : "s") (it has: "
                 + counts.map { "\($0) tap\($0 == 1 ? "" : "s")" }.joined(separator: ", ") + ")"
-        case let .notARoot(node): "cannot mount \(node): it has a parent"
+        case .notARoot(let node): "cannot mount \(node): it has a parent"
         case .aborted: "dispatch aborted"
         }
     }

@@ -19,8 +19,10 @@ public final class Subscriber {
     /// The body.
     public let body: SubscriberBody
 
-    init(type: ValueType, id: String?, location: SourceLocation?, node: Node,
-         body: @escaping SubscriberBody) {
+    init(
+        type: ValueType, id: String?, location: SourceLocation?, node: Node,
+        body: @escaping SubscriberBody
+    ) {
         self.type = type
         self.id = id
         self.location = location

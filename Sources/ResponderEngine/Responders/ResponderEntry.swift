@@ -36,9 +36,11 @@ public final class ResponderEntry: CustomStringConvertible {
     ///   - once: Remove the entry just before it first runs.
     ///   - location: The registering script line.
     ///   - body: The function to run.
-    public init(kind: ResponderKind, filter: ValueType? = nil, declared: [ValueType] = [],
-                id: String? = nil, once: Bool = false, location: SourceLocation? = nil,
-                body: ResponderBody? = nil) {
+    public init(
+        kind: ResponderKind, filter: ValueType? = nil, declared: [ValueType] = [],
+        id: String? = nil, once: Bool = false, location: SourceLocation? = nil,
+        body: ResponderBody? = nil
+    ) {
         self.kind = kind
         self.filter = filter
         self.declared = declared
@@ -56,8 +58,10 @@ public final class ResponderEntry: CustomStringConvertible {
     ///   - kind: `.triggers` or `.reports`.
     ///   - types: The declared types.
     ///   - location: The declaring script line, used in violation messages.
-    public static func declaration(_ kind: ResponderKind, _ types: [ValueType],
-                                   location: SourceLocation? = nil) -> ResponderEntry {
+    public static func declaration(
+        _ kind: ResponderKind, _ types: [ValueType],
+        location: SourceLocation? = nil
+    ) -> ResponderEntry {
         ResponderEntry(kind: kind, declared: types, location: location)
     }
 

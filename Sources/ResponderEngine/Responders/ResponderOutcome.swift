@@ -21,7 +21,7 @@ extension ResponderKind {
     public func outcome(of result: ResponderResult) -> ResponderOutcome {
         switch result {
         case .aborted: return .aborted
-        case let .thrown(error): return .raised(error)
+        case .thrown(let error): return .raised(error)
         default: break
         }
         switch self {
@@ -34,10 +34,10 @@ extension ResponderKind {
             default: return .wrong(expected: "true, false or nil")
             }
         case .transformEvent, .transformError:
-            if case let .value(value) = result, value.kind == accepts { return .replaced(value) }
+            if case .value(let value) = result, value.kind == accepts { return .replaced(value) }
             return .wrong(expected: accepts == .event ? "an event" : "an error")
         case .catchError:
-            if case let .value(value) = result, value.kind == .event { return .replaced(value) }
+            if case .value(let value) = result, value.kind == .event { return .replaced(value) }
             return .wrong(expected: "an event")
         case .triggers, .reports, .handleAlertErrors:
             return .passed

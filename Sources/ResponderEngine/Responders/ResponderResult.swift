@@ -23,9 +23,9 @@ public enum ResponderResult {
         case .handled: "true"
         case .notHandled: "false"
         case .nothing: "nil"
-        case let .value(value): "\(value.kind) \(value)"
-        case let .unusable(text): text
-        case let .thrown(value): "thrown \(value)"
+        case .value(let value): "\(value.kind) \(value)"
+        case .unusable(let text): text
+        case .thrown(let value): "thrown \(value)"
         case .aborted: "aborted"
         }
     }

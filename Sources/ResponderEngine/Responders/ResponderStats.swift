@@ -48,10 +48,18 @@ public final class ResponderStats {
     func note(_ decision: Decision) {
         switch decision {
         case .skipped: skipped += 1
-        case .passed: reached += 1; passed += 1
-        case .handled: reached += 1; handled += 1
-        case .threw: reached += 1; threw += 1
-        case .transformed, .caught: reached += 1; transformed += 1
+        case .passed:
+            reached += 1
+            passed += 1
+        case .handled:
+            reached += 1
+            handled += 1
+        case .threw:
+            reached += 1
+            threw += 1
+        case .transformed, .caught:
+            reached += 1
+            transformed += 1
         case .declared, .undeclared, .unhandled, .disabled, .loading: break
         }
     }

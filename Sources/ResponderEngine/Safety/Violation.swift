@@ -15,8 +15,10 @@ public struct Violation: CustomStringConvertible {
     public var location: SourceLocation?
 
     /// Creates a violation record.
-    public init(kind: ViolationKind, message: String, node: Node, value: Value? = nil,
-                location: SourceLocation? = nil, type: ValueType? = nil) {
+    public init(
+        kind: ViolationKind, message: String, node: Node, value: Value? = nil,
+        location: SourceLocation? = nil, type: ValueType? = nil
+    ) {
         self.kind = kind
         self.message = message
         self.node = node

@@ -8,8 +8,10 @@ public struct TextEscaper: Sendable {
 
     /// An escaper with these replacements; other control characters are kept unless `control`
     /// says otherwise.
-    public init(_ replacements: [Unicode.Scalar: String],
-                control: @escaping @Sendable (Unicode.Scalar) -> String? = { _ in nil }) {
+    public init(
+        _ replacements: [Unicode.Scalar: String],
+        control: @escaping @Sendable (Unicode.Scalar) -> String? = { _ in nil }
+    ) {
         self.replacements = replacements
         self.control = control
     }
@@ -52,13 +54,16 @@ public struct TextEscaper: Sendable {
 
     /// XML 1.0 text and attribute values; characters XML 1.0 forbids become U+FFFD.
     public static let xml = TextEscaper(
-        ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&apos;", "\n": "&#10;", "\t": "&#9;",
-         "\r": "&#13;", "\u{FFFE}": "\u{FFFD}", "\u{FFFF}": "\u{FFFD}"],
+        [
+            "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&apos;", "\n": "&#10;", "\t": "&#9;",
+            "\r": "&#13;", "\u{FFFE}": "\u{FFFD}", "\u{FFFF}": "\u{FFFD}",
+        ],
         control: { $0.value == 0x7F ? nil : "\u{FFFD}" })
 
     /// A double-quoted Graphviz label, every line left-justified (`\l`), other control
     /// characters as spaces.
-    public static let dotLabel = TextEscaper(["\\": "\\\\", "\"": "\\\"", "\n": "\\l", "\r": ""], control: { _ in " " })
+    public static let dotLabel = TextEscaper(
+        ["\\": "\\\\", "\"": "\\\"", "\n": "\\l", "\r": ""], control: { _ in " " })
 
     /// A field of a tab-separated line (the test workers' and the coverage records' wire
     /// format): `\`, tab, newline and CR as `\\`, `\t`, `\n`, `\r`. See ``unescapeField(_:)``.

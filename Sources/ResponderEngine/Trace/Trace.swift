@@ -58,9 +58,13 @@ public final class Trace: CustomStringConvertible {
     /// initial value's type name, `origin` the control.
     convenience init(action name: String, origin: Node, decision: Decision) {
         let value = Trace.actionValue(name)
-        self.init(action: value, origin: origin,
-                  steps: [TraceStep(node: origin, index: 0, responder: name, filter: nil,
-                                    value: value, decision: decision)])
+        self.init(
+            action: value, origin: origin,
+            steps: [
+                TraceStep(
+                    node: origin, index: 0, responder: name, filter: nil,
+                    value: value, decision: decision)
+            ])
     }
 
     /// The value that stands for the control action `name` in an action trace's steps.
@@ -92,7 +96,8 @@ public final class Trace: CustomStringConvertible {
     /// `sharedPath` (the path array is the previous trace's), its path. Released with the trace.
     func charge(to meter: MemoryMeter, sharedPath: Bool) {
         typealias Cost = MemoryMeter.Cost
-        var bytes = Cost.object(128) + (1 + laterValues.count) * Value.cost
+        var bytes =
+            Cost.object(128) + (1 + laterValues.count) * Value.cost
             + Cost.block(snapshotCapacity * MemoryLayout<Snapshot>.stride)
             + Cost.block(recordCapacity * MemoryLayout<StepRecord>.stride)
             + Cost.array(laterValues.count)
@@ -127,7 +132,8 @@ public final class Trace: CustomStringConvertible {
     /// node and responder columns widened to the longest name when one exceeds 12 or 28 columns.
     public var description: String {
         let steps = self.steps
-        var nodeWidth = TraceStep.nodeWidth, responderWidth = TraceStep.responderWidth
+        var nodeWidth = TraceStep.nodeWidth
+        var responderWidth = TraceStep.responderWidth
         for step in steps {
             nodeWidth = max(nodeWidth, step.node.description.count)
             responderWidth = max(responderWidth, step.responder.count)
@@ -166,7 +172,8 @@ public final class Trace: CustomStringConvertible {
 
     /// The snapshot of `path[index]` (empty when the dispatch did not reach it or its list was empty).
     func snapshot(_ index: Int) -> [ResponderEntry] {
-        var low = 0, high = snapshotCount
+        var low = 0
+        var high = snapshotCount
         while low < high {
             let middle = (low + high) / 2
             let node = snapshotBase[middle].node
@@ -211,12 +218,14 @@ public final class Trace: CustomStringConvertible {
         let seen = value(record.value)
         let result = record.result < 0 ? nil : value(record.result)
         guard record.entry >= 0 else {
-            return TraceStep(node: node, index: 0, responder: "", filter: nil, value: seen,
-                             decision: record.decision, result: result)
+            return TraceStep(
+                node: node, index: 0, responder: "", filter: nil, value: seen,
+                decision: record.decision, result: result)
         }
         let entry = snapshot(Int(record.node))[Int(record.entry)]
-        return TraceStep(node: node, index: Int(record.entry) + 1, responder: entry.label,
-                         filter: entry.filter, value: seen, decision: record.decision,
-                         result: result)
+        return TraceStep(
+            node: node, index: Int(record.entry) + 1, responder: entry.label,
+            filter: entry.filter, value: seen, decision: record.decision,
+            result: result)
     }
 }

@@ -16,8 +16,10 @@ public struct TraceStep: CustomStringConvertible {
     public var result: Value?
 
     /// Creates a step.
-    public init(node: Node, index: Int, responder: String, filter: ValueType?, value: Value,
-                decision: Decision, result: Value? = nil) {
+    public init(
+        node: Node, index: Int, responder: String, filter: ValueType?, value: Value,
+        decision: Decision, result: Value? = nil
+    ) {
         self.node = node
         self.index = index
         self.responder = responder

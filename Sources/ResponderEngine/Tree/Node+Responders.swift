@@ -43,8 +43,10 @@ extension Node {
     ///   - id: Optional identifier.
     /// - Returns: The publisher; publish with ``World/publish(_:through:location:)``.
     @discardableResult
-    public func publisher(type: ValueType, destination: PublishingDestination = .lastLevel,
-                          id: String? = nil) -> Publisher {
+    public func publisher(
+        type: ValueType, destination: PublishingDestination = .lastLevel,
+        id: String? = nil
+    ) -> Publisher {
         let publisher = Publisher(type: type, destination: destination, id: id, node: self)
         publisher.sequence = nextPublishingSequence()
         publishers.append(publisher)
@@ -60,8 +62,10 @@ extension Node {
     ///   - body: Called with each published event that reaches it.
     /// - Returns: The subscriber.
     @discardableResult
-    public func subscribe(type: ValueType, id: String? = nil, location: SourceLocation? = nil,
-                          body: @escaping SubscriberBody) -> Subscriber {
+    public func subscribe(
+        type: ValueType, id: String? = nil, location: SourceLocation? = nil,
+        body: @escaping SubscriberBody
+    ) -> Subscriber {
         let subscriber = Subscriber(type: type, id: id, location: location, node: self, body: body)
         subscriber.sequence = nextPublishingSequence()
         subscribers.append(subscriber)
@@ -81,8 +85,10 @@ extension Node {
     ///
     /// An `EventButton` is a node with a count-1 ``TapAction/Action/trigger(_:)`` or
     /// ``TapAction/Action/triggerProduced(_:)`` action.
-    public func onTapGesture(count: Int = 1, action: TapAction.Action, id: String? = nil,
-                             isHidden: Bool = false) {
+    public func onTapGesture(
+        count: Int = 1, action: TapAction.Action, id: String? = nil,
+        isHidden: Bool = false
+    ) {
         tapActions.append(TapAction(count: count, action: action, id: id, isHidden: isHidden))
         memory.charge(TapAction.cost)
     }

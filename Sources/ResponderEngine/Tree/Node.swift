@@ -12,7 +12,10 @@ public final class Node: CustomStringConvertible {
     public let name: String
     /// The optional identifier used by `#id` selectors and in descriptions.
     public var id: String? {
-        didSet { memory.release(MemoryMeter.Cost.string(oldValue ?? "")); memory.charge(MemoryMeter.Cost.string(id ?? "")) }
+        didSet {
+            memory.release(MemoryMeter.Cost.string(oldValue ?? ""))
+            memory.charge(MemoryMeter.Cost.string(id ?? ""))
+        }
     }
     /// An opaque slot for the bridge (e.g. a Lua registry reference). The engine never reads it.
     public var host: Int = 0
@@ -149,7 +152,7 @@ public final class Node: CustomStringConvertible {
             var index = 0
             while index < count - 1 {
                 guard let link = base[index].parentLink,
-                      link.toOpaque() == Unmanaged.passUnretained(base[index + 1]).toOpaque()
+                    link.toOpaque() == Unmanaged.passUnretained(base[index + 1]).toOpaque()
                 else { return false }
                 index += 1
             }

@@ -27,8 +27,10 @@ public final class ValueType: @unchecked Sendable, CustomStringConvertible {
     ///   - parent: An optional parent type; values of this type then also match the parent.
     ///   - alertable: Whether values are alertable errors; inherited from `parent` when it is.
     ///   - meter: The meter charged for the type (see ``MemoryMeter``).
-    public init(name: String, kind: ValueKind, parent: ValueType? = nil, alertable: Bool = false,
-                meter: MemoryMeter? = nil) {
+    public init(
+        name: String, kind: ValueKind, parent: ValueType? = nil, alertable: Bool = false,
+        meter: MemoryMeter? = nil
+    ) {
         self.name = name
         self.kind = kind
         self.parent = parent
@@ -38,8 +40,9 @@ public final class ValueType: @unchecked Sendable, CustomStringConvertible {
         self.chain = .allocate(capacity: depth + 1)
         if let parent { chain.initialize(from: parent.chain, count: depth) }
         var memory = MemoryAccount(meter)
-        memory.charge(MemoryMeter.Cost.object(72) + MemoryMeter.Cost.string(name)
-                      + MemoryMeter.Cost.block(8 * (depth + 1)))
+        memory.charge(
+            MemoryMeter.Cost.object(72) + MemoryMeter.Cost.string(name)
+                + MemoryMeter.Cost.block(8 * (depth + 1)))
         self.memory = memory
         (chain + depth).initialize(to: identity)
     }

@@ -2,8 +2,10 @@ extension World {
     /// Check 3: whether `value`, passing the declaration `entry` on `node`, is covered by one of
     /// the entry's types, by an earlier declaration of the same kind on the same node, or by a
     /// declaration of the same kind anywhere in the node's subtree below (subtypes match).
-    func declarationCovers(_ entry: ResponderEntry, on node: Node,
-                           before earlier: ArraySlice<ResponderEntry>, value: Value) -> Bool {
+    func declarationCovers(
+        _ entry: ResponderEntry, on node: Node,
+        before earlier: ArraySlice<ResponderEntry>, value: Value
+    ) -> Bool {
         let type = value.type
         if Self.covers(entry, type) { return true }
         for other in earlier where other.kind == entry.kind && !other.isRemoved {
@@ -20,8 +22,10 @@ extension World {
         if violationsDisabled(at: node) { return }
         let kind: ViolationKind = entry.kind == .triggers ? .undeclaredEvent : .undeclaredError
         let message = "undeclared \(value.kind) \(value) passed \(entry.label) at \(node)"
-        try reportViolation(Violation(kind: kind, message: message, node: node, value: value,
-                                      location: entry.location))
+        try reportViolation(
+            Violation(
+                kind: kind, message: message, node: node, value: value,
+                location: entry.location))
     }
 
     private static func covers(_ entry: ResponderEntry, _ type: ValueType) -> Bool {
@@ -53,14 +57,18 @@ extension World {
     /// explicit responders are not required at `node`. One violation per missing type.
     func checkExplicitResponders(of node: Node) throws {
         guard node.responders.contains(where: { $0.kind.isDeclaration }),
-              node.effectiveRequireExplicit, !violationsDisabled(at: node) else { return }
+            node.effectiveRequireExplicit, !violationsDisabled(at: node)
+        else { return }
         for (position, entry) in node.responders.enumerated() where entry.kind.isDeclaration {
             for type in entry.declared
             where !Self.hasExplicitResponder(for: type, on: node, after: position) {
-                let message = "missing responder: \(node) declares \(entry.label) but no typed "
+                let message =
+                    "missing responder: \(node) declares \(entry.label) but no typed "
                     + "responder for \(type.name) is above it"
-                try reportViolation(Violation(kind: .missingResponder, message: message, node: node,
-                                              location: entry.location, type: type))
+                try reportViolation(
+                    Violation(
+                        kind: .missingResponder, message: message, node: node,
+                        location: entry.location, type: type))
             }
         }
     }
@@ -70,7 +78,8 @@ extension World {
             // `handleAlertErrors` presents every alertable error: it answers for them (SPEC §2.5)
             if entry.kind == .handleAlertErrors && type.isAlertable && !entry.isRemoved { return true }
             guard entry.kind.isExplicitCandidate, entry.accepts == type.kind,
-                  let filter = entry.filter else { return false }
+                let filter = entry.filter
+            else { return false }
             return filter.isSame(orAncestorOf: type)
         }
         if node.responders[(position + 1)...].contains(where: satisfies) { return true }
@@ -98,8 +107,10 @@ extension World {
             }
             guard !found else { continue }
             let message = "subscriber for \(subscriber.type.name) at \(node) has no publisher above it"
-            try reportViolation(Violation(kind: .subscriberWithoutPublisher, message: message,
-                                          node: node, location: subscriber.location, type: subscriber.type))
+            try reportViolation(
+                Violation(
+                    kind: .subscriberWithoutPublisher, message: message,
+                    node: node, location: subscriber.location, type: subscriber.type))
         }
     }
 }

@@ -28,8 +28,10 @@ extension World {
         try nestedDispatch { isTopLevel in try dispatch(value, from: node, location: location, isTopLevel: isTopLevel) }
     }
 
-    private func dispatch(_ value: Value, from node: Node, location: SourceLocation?,
-                          isTopLevel: Bool) throws -> Outcome {
+    private func dispatch(
+        _ value: Value, from node: Node, location: SourceLocation?,
+        isTopLevel: Bool
+    ) throws -> Outcome {
         var dispatcher = Dispatcher(world: self, value: value, origin: node)
         // the path was walked to the root (and is walked again): charged by its length
         work.charge(dispatcher.path.count)
@@ -46,9 +48,10 @@ extension World {
         trace.charge(to: meter, sharedPath: sharedPath)
         if isTopLevel { lastTrace = trace }
         switch end {
-        case let .handled(by, entry):
-            return Outcome(handled: true, by: by, responder: entry.kind.rawValue,
-                           value: dispatcher.value, trace: trace)
+        case .handled(let by, let entry):
+            return Outcome(
+                handled: true, by: by, responder: entry.kind.rawValue,
+                value: dispatcher.value, trace: trace)
         case .unhandled:
             let final = dispatcher.value
             // the text of a violation nobody sees is never built (it can be large)
@@ -57,8 +60,10 @@ extension World {
                 let path = dispatcher.path.map(\.description).joined(separator: " > ")
                 let message = "unhandled \(final.kind) \(final) from \(node) (path: \(path))"
                 let kind: ViolationKind = final.kind == .event ? .unhandledEvent : .unhandledError
-                try reportViolation(Violation(kind: kind, message: message, node: node, value: final,
-                                              location: location ?? locationProvider?()), level: level)
+                try reportViolation(
+                    Violation(
+                        kind: kind, message: message, node: node, value: final,
+                        location: location ?? locationProvider?()), level: level)
             }
             return Outcome(handled: false, by: nil, responder: nil, value: final, trace: trace)
         }

@@ -10,14 +10,17 @@ extension World {
     /// - Returns: How many subscribers were reached.
     /// - Throws: ``EngineError`` for a wrong value; ``StrictViolation``.
     @discardableResult
-    public func publish(_ event: Value, through publisher: Publisher,
-                        location: SourceLocation? = nil) throws -> Int {
+    public func publish(
+        _ event: Value, through publisher: Publisher,
+        location: SourceLocation? = nil
+    ) throws -> Int {
         guard event.kind == .event else {
             throw EngineError.wrongKind(function: "publish", expected: .event, got: "error \(event)")
         }
         guard publisher.type.isSame(orAncestorOf: event.type) else {
-            throw EngineError.wrongType(function: "publish", expected: publisher.type.name,
-                                        got: event.description)
+            throw EngineError.wrongType(
+                function: "publish", expected: publisher.type.name,
+                got: event.description)
         }
         guard let origin = publisher.node else { return 0 }
         return try nestedDispatch { isTopLevel in
@@ -25,8 +28,10 @@ extension World {
         }
     }
 
-    private func publish(_ event: Value, through publisher: Publisher, from origin: Node,
-                         location: SourceLocation?, isTopLevel: Bool) throws -> Int {
+    private func publish(
+        _ event: Value, through publisher: Publisher, from origin: Node,
+        location: SourceLocation?, isTopLevel: Bool
+    ) throws -> Int {
         var found: [(subscriber: Subscriber, level: Int)] = []
         let visited = Self.collect(event.type, in: origin, level: 0, before: publisher.sequence, into: &found)
         work.charge(visited + found.count)
@@ -60,25 +65,31 @@ extension World {
 
     /// Calls each subscriber's body, recording a step per subscriber; errors they raise are
     /// reported from their node.
-    private func deliver(_ event: Value, to selected: [Subscriber], location: SourceLocation?,
-                         steps: inout [TraceStep]) throws {
+    private func deliver(
+        _ event: Value, to selected: [Subscriber], location: SourceLocation?,
+        steps: inout [TraceStep]
+    ) throws {
         for subscriber in selected {
             guard let node = subscriber.node else { continue }
             // the position in `node:responders()`, which lists subscribers after the responder entries
             let index = node.responders.count + (node.subscribers.firstIndex { $0 === subscriber } ?? -1) + 1
-            var step = TraceStep(node: node, index: index, responder: subscriber.label,
-                                 filter: subscriber.type, value: event, decision: .handled)
+            var step = TraceStep(
+                node: node, index: index, responder: subscriber.label,
+                filter: subscriber.type, value: event, decision: .handled)
             let scope = Trace(publication: event, path: node.pathToRoot, steps: [])
             work.charge(scope.path.count)
-            let result = subscriber.body(event, DispatchContext(trace: scope, nodeIndex: 0, entry: nil,
-                                                                world: self))
+            let result = subscriber.body(
+                event,
+                DispatchContext(
+                    trace: scope, nodeIndex: 0, entry: nil,
+                    world: self))
             try checkPendingAbort()
             // a subscriber's result reads as a handleEvent's: only a raise or an abort counts
             switch ResponderKind.handleEvent.outcome(of: result) {
             case .aborted:
                 steps.append(step)
                 throw EngineError.aborted
-            case let .raised(error):
+            case .raised(let error):
                 step.decision = .threw
                 step.result = error
                 steps.append(step)
@@ -97,8 +108,10 @@ extension World {
     /// On `root` itself only subscribers registered before the publisher (`sequence` below
     /// `before`) count: the position rule of SPEC §2.3 applied to §2.7.
     /// Returns the number of nodes and subscribers it visited.
-    private static func collect(_ type: ValueType, in root: Node, level: Int, before: Int,
-                                into found: inout [(subscriber: Subscriber, level: Int)]) -> Int {
+    private static func collect(
+        _ type: ValueType, in root: Node, level: Int, before: Int,
+        into found: inout [(subscriber: Subscriber, level: Int)]
+    ) -> Int {
         var visited = 0
         // iterative pre-order walk (any depth); each node's level is its parent's, plus one
         // when the node has a matching subscriber

@@ -19,13 +19,13 @@ extension World {
         var outcome: Outcome?
         for action in node.tapActions where action.count == count {
             switch action.action {
-            case let .trigger(event):
+            case .trigger(let event):
                 outcome = try trigger(event, from: node, location: location)
-            case let .triggerProduced(produce):
+            case .triggerProduced(let produce):
                 let event = try produce()
                 try checkPendingAbort()
                 outcome = try trigger(event, from: node, location: location)
-            case let .perform(body):
+            case .perform(let body):
                 try body()
                 try checkPendingAbort()
             }

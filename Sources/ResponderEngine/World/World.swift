@@ -39,8 +39,9 @@ public final class World {
     /// wrong kind of result. The default makes a ``ValueType/runtimeError`` with `message` and
     /// `node` fields; the bridge makes `LuaError` values.
     public var makeRuntimeError: (String, Node) -> Value = { message, node in
-        Value(type: .runtimeError,
-              payload: FieldsPayload(strings: ["message": message, "node": node.description]))
+        Value(
+            type: .runtimeError,
+            payload: FieldsPayload(strings: ["message": message, "node": node.description]))
     }
     /// Supplies the location of an unhandled-value violation when the action was given none.
     /// It is asked when the dispatch ends, so a host that computes locations from its call stack

@@ -80,9 +80,10 @@ package enum ControlIntrospection {
         case .toggle: k = .toggle
         case .segmentedControl: k = .segmentedControl
         }
-        return ControlInfo(kind: k, range: c.range.map { ($0.0.double, $0.1.double) }, step: c.step?.double,
-                           canIncrement: c.binding != nil || c.canIncrement,
-                           canDecrement: c.binding != nil || c.canDecrement, segments: c.segments.count)
+        return ControlInfo(
+            kind: k, range: c.range.map { ($0.0.double, $0.1.double) }, step: c.step?.double,
+            canIncrement: c.binding != nil || c.canIncrement,
+            canDecrement: c.binding != nil || c.canDecrement, segments: c.segments.count)
     }
 
     /// Whether `node` has `touchUpInside` entries in its dispatch table (a target–action sender).

@@ -29,28 +29,31 @@ enum ControlsBinding: ModuleBinding {
     ]
 
     /// Methods added to every node.
-    static let nodeMethods: [(String, LuaSwiftFunction)] = [
-        ("onChange", StateBinding.onChange),
-        ("addAction", TargetAction.addAction),
-        ("addTarget", TargetAction.addTarget),
-        ("removeAction", TargetAction.removeAction),
-        ("removeTarget", TargetAction.removeTarget),
-        ("eventHandlers", TargetAction.eventHandlers),
-        ("canPerform", TargetAction.canPerform),
-        ("disabled", ControlsEnabled.disabled),
-    ] + SegmentedControlMethods.methods
+    static let nodeMethods: [(String, LuaSwiftFunction)] =
+        [
+            ("onChange", StateBinding.onChange),
+            ("addAction", TargetAction.addAction),
+            ("addTarget", TargetAction.addTarget),
+            ("removeAction", TargetAction.removeAction),
+            ("removeTarget", TargetAction.removeTarget),
+            ("eventHandlers", TargetAction.eventHandlers),
+            ("canPerform", TargetAction.canPerform),
+            ("disabled", ControlsEnabled.disabled),
+        ] + SegmentedControlMethods.methods
 
     /// Called once per state after the core module is installed (metatables, hooks).
     static func install(_ m: ModuleState) {
         let L = m.L
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
-        m.makeMetatable(kind: .state, label: "State",
-                        fields: [("__newindex", StateBinding.stateSet), ("__tostring", StateBinding.stateToString)],
-                        index: StateBinding.stateGet, methods: [("binding", StateBinding.stateBindingMethod)])
-        m.makeMetatable(kind: .binding, label: "Binding",
-                        fields: [("__newindex", StateBinding.bindingSet), ("__tostring", StateBinding.bindingToString)],
-                        index: StateBinding.bindingGet)
+        m.makeMetatable(
+            kind: .state, label: "State",
+            fields: [("__newindex", StateBinding.stateSet), ("__tostring", StateBinding.stateToString)],
+            index: StateBinding.stateGet, methods: [("binding", StateBinding.stateBindingMethod)])
+        m.makeMetatable(
+            kind: .binding, label: "Binding",
+            fields: [("__newindex", StateBinding.bindingSet), ("__tostring", StateBinding.bindingToString)],
+            index: StateBinding.bindingGet)
 
         // `node.on` proxies share one metatable
         luashim_newtable(L)
@@ -63,7 +66,9 @@ enum ControlsBinding: ModuleBinding {
         lua_setfield(L, luashim_registryindex(), TargetAction.onMetaKey)
 
         // t[k] in protected mode (targets may have __index metamethods)
-        if m.runtime.load(PackageResources.protected_index_lua, chunkname: "=Sources/ResponderKit/Lua/protected_index.lua") == nil {
+        if m.runtime.load(
+            PackageResources.protected_index_lua, chunkname: "=Sources/ResponderKit/Lua/protected_index.lua") == nil
+        {
             lua_setfield(L, luashim_registryindex(), TargetAction.indexKey)
         }
     }
@@ -133,7 +138,10 @@ enum ControlsBinding: ModuleBinding {
             case "isEditing":
                 lua_pushboolean(L, c.isEditing ? 1 : 0)
             case "range":
-                guard let (lo, hi) = c.range else { lua_pushnil(L); return true }
+                guard let (lo, hi) = c.range else {
+                    lua_pushnil(L)
+                    return true
+                }
                 lua_createtable(L, 2, 0)
                 lo.push(L)
                 lua_rawseti(L, -2, 1)
@@ -232,7 +240,8 @@ enum ControlsBinding: ModuleBinding {
         while lua_next(L, t) != 0 {
             luashim_pop(L, 1)
             guard lua_type(L, -1) == LUA_TSTRING, let key = m.runtime.string(at: -1), key != "id",
-                  !keys.contains(key), let guess = Suggestions.nearest(to: key, in: keys) else { continue }
+                !keys.contains(key), let guess = Suggestions.nearest(to: key, in: keys)
+            else { continue }
             return m.fail("bad field '\(key)' in \(owner) (did you mean '\(guess)'?)")
         }
         // validate
@@ -253,18 +262,22 @@ enum ControlsBinding: ModuleBinding {
             }
             guard m.isBindable(at: i) else { return bad(key, "Binding or State") }
             if kind == .secureField, fields["onEditingChanged"] != nil {
-                return m.fail("bad field 'onEditingChanged' in \(owner) (a SecureField takes only 'text' and 'onCommit')")
+                return m.fail(
+                    "bad field 'onEditingChanged' in \(owner) (a SecureField takes only 'text' and 'onCommit')")
             }
         case .stepper:
             if let i = fields["value"] {
                 guard m.isBindable(at: i) else { return bad("value", "Binding or State") }
                 if fields["onIncrement"] != nil || fields["onDecrement"] != nil {
-                    return m.fail("\(owner) takes either 'value' (a Binding) or 'onIncrement' and 'onDecrement', not both")
+                    return m.fail(
+                        "\(owner) takes either 'value' (a Binding) or 'onIncrement' and 'onDecrement', not both")
                 }
             } else {
                 for key in ["onIncrement", "onDecrement"] {
                     guard let i = fields[key] else {
-                        return m.fail("\(owner) needs 'value' (a Binding or State), or both 'onIncrement' and 'onDecrement' (function or false); '\(key)' is missing")
+                        return m.fail(
+                            "\(owner) needs 'value' (a Binding or State), or both 'onIncrement' and 'onDecrement' (function or false); '\(key)' is missing"
+                        )
                     }
                     if !m.isCallable(at: i) && !(lua_type(L, i) == LUA_TBOOLEAN && lua_toboolean(L, i) == 0) {
                         return bad(key, "function or false")
@@ -275,12 +288,16 @@ enum ControlsBinding: ModuleBinding {
             guard let i = fields["segments"] else {
                 return m.fail("\(owner) needs 'segments' ({ { title = \"One\", action = fn }, … })")
             }
-            guard lua_type(L, i) == LUA_TTABLE, lua_rawlen(L, i) > 0 else { return bad("segments", "non-empty array of segments") }
+            guard lua_type(L, i) == LUA_TTABLE, lua_rawlen(L, i) > 0 else {
+                return bad("segments", "non-empty array of segments")
+            }
             let n = Int(lua_rawlen(L, i))
             for s in 1...n {
                 lua_rawgeti(L, i, lua_Integer(s))
                 guard lua_type(L, -1) == LUA_TTABLE else {
-                    return m.fail("bad segment #\(s) in \(owner) (table { title = string, action = function } expected, got \(m.kindName(at: -1)))")
+                    return m.fail(
+                        "bad segment #\(s) in \(owner) (table { title = string, action = function } expected, got \(m.kindName(at: -1)))"
+                    )
                 }
                 let st = kitRawField(L, -1, "title")
                 let sa = kitRawField(L, -2, "action")
@@ -304,7 +321,8 @@ enum ControlsBinding: ModuleBinding {
                 guard lua_type(L, i) == LUA_TTABLE else { return bad("range", "{lo, hi}") }
                 lua_rawgeti(L, i, 1)
                 lua_rawgeti(L, i, 2)
-                let lo = KitNumber.at(L, -2), hi = KitNumber.at(L, -1)
+                let lo = KitNumber.at(L, -2)
+                let hi = KitNumber.at(L, -1)
                 luashim_pop(L, 2)
                 guard let lo, let hi, !(hi < lo) else {
                     return m.fail("bad field 'range' in \(owner) ({lo, hi} with numbers lo <= hi expected)")
@@ -377,29 +395,41 @@ enum ControlsBinding: ModuleBinding {
         }
         let label = title ?? m.nodeTitle(node)
         if let action = slot("action") {
-            k.handlers.append(ControlHandler(event: .touchUpInside, id: "action", title: label,
-                                             kind: .action(action, .senderAction)))
+            k.handlers.append(
+                ControlHandler(
+                    event: .touchUpInside, id: "action", title: label,
+                    kind: .action(action, .senderAction)))
         }
         if let f = slot("onEditingChanged") {
-            k.handlers.append(ControlHandler(event: .editingDidBegin, id: "onEditingChanged", title: nil,
-                                             kind: .action(f, .bool(true))))
-            k.handlers.append(ControlHandler(event: .editingDidEnd, id: "onEditingChanged", title: nil,
-                                             kind: .action(f, .bool(false))))
+            k.handlers.append(
+                ControlHandler(
+                    event: .editingDidBegin, id: "onEditingChanged", title: nil,
+                    kind: .action(f, .bool(true))))
+            k.handlers.append(
+                ControlHandler(
+                    event: .editingDidEnd, id: "onEditingChanged", title: nil,
+                    kind: .action(f, .bool(false))))
         }
         if let f = slot("onCommit") {
-            k.handlers.append(ControlHandler(event: .primaryActionTriggered, id: "onCommit", title: nil,
-                                             kind: .action(f, .none)))
+            k.handlers.append(
+                ControlHandler(
+                    event: .primaryActionTriggered, id: "onCommit", title: nil,
+                    kind: .action(f, .none)))
         }
         if kind == .stepper, fields["value"] == nil {
             c.canIncrement = isFunction("onIncrement")
             c.canDecrement = isFunction("onDecrement")
             if let f = slot("onIncrement") {
-                k.handlers.append(ControlHandler(event: .valueChanged, id: "onIncrement", title: nil,
-                                                 kind: .action(f, .none), direction: 1))
+                k.handlers.append(
+                    ControlHandler(
+                        event: .valueChanged, id: "onIncrement", title: nil,
+                        kind: .action(f, .none), direction: 1))
             }
             if let f = slot("onDecrement") {
-                k.handlers.append(ControlHandler(event: .valueChanged, id: "onDecrement", title: nil,
-                                                 kind: .action(f, .none), direction: -1))
+                k.handlers.append(
+                    ControlHandler(
+                        event: .valueChanged, id: "onDecrement", title: nil,
+                        kind: .action(f, .none), direction: -1))
             }
         }
         if kind == .segmentedControl, let i = fields["segments"] {
@@ -420,10 +450,12 @@ enum ControlsBinding: ModuleBinding {
         switch kind {
         case .button, .toggle, .textField, .secureField:
             // [unowned(unsafe) m]: tap actions run only in this state's `tap` (proof at `ModuleState`)
-            node.onTapGesture(count: 1, action: .perform { [weak node, unowned(unsafe) m] in
-                guard let node else { return }
-                try ControlsInput.tapControl(m, node)
-            }, isHidden: true)
+            node.onTapGesture(
+                count: 1,
+                action: .perform { [weak node, unowned(unsafe) m] in
+                    guard let node else { return }
+                    try ControlsInput.tapControl(m, node)
+                }, isHidden: true)
         default:
             break
         }

@@ -28,7 +28,8 @@ enum ControlsEnabled {
 
 extension ModuleState {
     /// Reads the `disabled` value at `index` (a boolean, a State/Binding, or nil).
-    func disabledSetting(for node: Node, at index: Int32, field: String? = nil) -> Result<DisabledSetting?, KitFailure> {
+    func disabledSetting(for node: Node, at index: Int32, field: String? = nil) -> Result<DisabledSetting?, KitFailure>
+    {
         switch lua_type(L, index) {
         case LUA_TNIL, LUA_TNONE:
             return .success(nil)
@@ -38,7 +39,9 @@ extension ModuleState {
             guard isBindable(at: index) else {
                 let got = kindName(at: index)
                 if let field {
-                    return .failure(KitFailure(status: fail("bad field '\(field)' (boolean, State or Binding expected, got \(got))")))
+                    return .failure(
+                        KitFailure(
+                            status: fail("bad field '\(field)' (boolean, State or Binding expected, got \(got))")))
                 }
                 return .failure(KitFailure(status: argError(1, "disabled", "boolean, State or Binding", index)))
             }

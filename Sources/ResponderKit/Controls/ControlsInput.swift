@@ -7,11 +7,14 @@ import ResponderLua
 /// `decrement`, `toggle`, `selectSegment`, and what `tap` does on a control.
 enum ControlsInput: ModuleBinding {
     /// The control at argument 1 when it is one of `kinds`; otherwise a raised status.
-    static func control(_ m: ModuleState, _ fname: String, _ kinds: [ControlKind]) -> Result<(Node, ControlState), KitFailure> {
+    static func control(_ m: ModuleState, _ fname: String, _ kinds: [ControlKind]) -> Result<
+        (Node, ControlState), KitFailure
+    > {
         let expected = kinds.map(\.name).joined(separator: " or ")
         guard let node = m.node(at: 1) else { return .failure(KitFailure(status: m.argError(1, fname, expected, 1))) }
         guard let kind = ControlKind.of(node), kinds.contains(kind), let c = m.kit.kit(node)?.control else {
-            return .failure(KitFailure(status: m.fail("bad argument #1 to '\(fname)' (\(expected) expected, got \(node))")))
+            return .failure(
+                KitFailure(status: m.fail("bad argument #1 to '\(fname)' (\(expected) expected, got \(node))")))
         }
         return .success((node, c))
     }
@@ -59,7 +62,8 @@ enum ControlsInput: ModuleBinding {
     /// (each one an `editingChanged`).
     static let typeText: LuaSwiftFunction = { L in
         let m = state(L)
-        let node: Node, c: ControlState
+        let node: Node
+        let c: ControlState
         switch control(m, "typeText", [.textField, .secureField]) {
         case .failure(let f): return f.status
         case .success(let r): (node, c) = r
@@ -86,7 +90,8 @@ enum ControlsInput: ModuleBinding {
     /// `commit(field)`: onCommit (primaryActionTriggered), then editing ends as on Return.
     static let commit: LuaSwiftFunction = { L in
         let m = state(L)
-        let node: Node, c: ControlState
+        let node: Node
+        let c: ControlState
         switch control(m, "commit", [.textField, .secureField]) {
         case .failure(let f): return f.status
         case .success(let r): (node, c) = r
@@ -101,7 +106,8 @@ enum ControlsInput: ModuleBinding {
     /// `focus(field)`: begins editing (ending it on the field that had focus).
     static let focus: LuaSwiftFunction = { L in
         let m = state(L)
-        let node: Node, c: ControlState
+        let node: Node
+        let c: ControlState
         switch control(m, "focus", [.textField, .secureField]) {
         case .failure(let f): return f.status
         case .success(let r): (node, c) = r
@@ -115,7 +121,8 @@ enum ControlsInput: ModuleBinding {
     /// `blur(field)`: ends editing; nothing when not editing.
     static let blur: LuaSwiftFunction = { L in
         let m = state(L)
-        let node: Node, c: ControlState
+        let node: Node
+        let c: ControlState
         switch control(m, "blur", [.textField, .secureField]) {
         case .failure(let f): return f.status
         case .success(let r): (node, c) = r
@@ -132,7 +139,8 @@ enum ControlsInput: ModuleBinding {
     /// goes through the binding (valueChanged when it changed), editing ends. Returns the value.
     static let slide: LuaSwiftFunction = { L in
         let m = state(L)
-        let node: Node, c: ControlState
+        let node: Node
+        let c: ControlState
         switch control(m, "slide", [.slider]) {
         case .failure(let f): return f.status
         case .success(let r): (node, c) = r
@@ -171,7 +179,9 @@ enum ControlsInput: ModuleBinding {
     }
 
     /// Writes a number through the binding and sends valueChanged when it changed.
-    static func setNumber(_ m: ModuleState, _ node: Node, _ c: ControlState, _ value: KitNumber, direction: Int? = nil) throws {
+    static func setNumber(_ m: ModuleState, _ node: Node, _ c: ControlState, _ value: KitNumber, direction: Int? = nil)
+        throws
+    {
         let L = m.L
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
@@ -184,7 +194,8 @@ enum ControlsInput: ModuleBinding {
 
     static func step(_ L: OpaquePointer?, _ fname: String, _ direction: Int) -> Int32 {
         let m = state(L)
-        let node: Node, c: ControlState
+        let node: Node
+        let c: ControlState
         switch control(m, fname, [.stepper]) {
         case .failure(let f): return f.status
         case .success(let r): (node, c) = r
@@ -240,7 +251,8 @@ enum ControlsInput: ModuleBinding {
     /// `toggle(t)`: flips `isOn` through the binding (valueChanged). Returns the new value.
     static let toggle: LuaSwiftFunction = { L in
         let m = state(L)
-        let node: Node, c: ControlState
+        let node: Node
+        let c: ControlState
         switch control(m, "toggle", [.toggle]) {
         case .failure(let f): return f.status
         case .success(let r): (node, c) = r
@@ -256,7 +268,8 @@ enum ControlsInput: ModuleBinding {
     /// segment's action runs with `(sender, action)`, then valueChanged.
     static let selectSegment: LuaSwiftFunction = { L in
         let m = state(L)
-        let node: Node, c: ControlState
+        let node: Node
+        let c: ControlState
         switch control(m, "selectSegment", [.segmentedControl]) {
         case .failure(let f): return f.status
         case .success(let r): (node, c) = r
@@ -265,7 +278,9 @@ enum ControlsInput: ModuleBinding {
         let i = luashim_tointeger(L, 2, &ok)
         guard ok != 0, i >= 1, i <= c.segments.count else {
             if lua_type(L, 2) == LUA_TNUMBER {
-                return m.fail("bad argument #2 to 'selectSegment' (segment index (1..\(c.segments.count)) expected, got \(m.runtime.describe(2)))")
+                return m.fail(
+                    "bad argument #2 to 'selectSegment' (segment index (1..\(c.segments.count)) expected, got \(m.runtime.describe(2)))"
+                )
             }
             return m.argError(2, "selectSegment", "segment index (1..\(c.segments.count))", 2)
         }
@@ -309,7 +324,10 @@ extension ModuleState {
             if let i = c.selectedSegment { lua_pushinteger(L, lua_Integer(i)) } else { lua_pushnil(L) }
             return true
         }
-        guard let slot = c.binding else { lua_pushnil(L); return true }
+        guard let slot = c.binding else {
+            lua_pushnil(L)
+            return true
+        }
         slot.push(self)
         guard let box = object(at: -1, .binding, as: BindingBox.self) else {
             luashim_pop(L, 1)

@@ -64,7 +64,10 @@ final class KitSlot {
 
     /// Pushes the value (nil when the node or its userdata is gone).
     func push(_ m: ModuleState) {
-        guard let node else { lua_pushnil(m.L); return }
+        guard let node else {
+            lua_pushnil(m.L)
+            return
+        }
         m.pushFunction(node, slot)
     }
 
@@ -198,7 +201,9 @@ final class NodeKit {
     weak var node: Node?
     var control: ControlState?
     var handlers: [ControlHandler] = [] { didSet { memory.sync(count: handlers.count + performers.count) } }
-    var performers: [(selector: String, fn: KitSlot)] = [] { didSet { memory.sync(count: handlers.count + performers.count) } }
+    var performers: [(selector: String, fn: KitSlot)] = [] {
+        didSet { memory.sync(count: handlers.count + performers.count) }
+    }
     /// The node's `.disabled` setting for its subtree (SPEC §2.10), or nil.
     var disabled: DisabledSetting?
     /// An AsyncButton's loading predicate: `fn()` returns whether a task of the button runs and

@@ -14,14 +14,17 @@ enum SegmentedControlMethods {
     /// The segmented control at argument 1 (its node and state), or a raised status.
     static func control(_ m: ModuleState, _ fname: String) -> Result<(Node, ControlState), KitFailure> {
         guard let node = m.node(at: 1), ControlKind.of(node) == .segmentedControl,
-              let c = m.kit.kit(node)?.control else {
+            let c = m.kit.kit(node)?.control
+        else {
             return .failure(KitFailure(status: m.argError(0, fname, "SegmentedControl", 1)))
         }
         return .success((node, c))
     }
 
     /// The segment index at `index` within 1...`upper`, or a raised status.
-    static func index(_ m: ModuleState, _ fname: String, _ n: Int, at index: Int32, upper: Int) -> Result<Int, KitFailure> {
+    static func index(_ m: ModuleState, _ fname: String, _ n: Int, at index: Int32, upper: Int) -> Result<
+        Int, KitFailure
+    > {
         var ok: Int32 = 0
         let i = luashim_tointeger(m.L, index, &ok)
         guard lua_type(m.L, index) == LUA_TNUMBER, ok != 0, i >= 1, i <= upper else {
@@ -34,7 +37,8 @@ enum SegmentedControlMethods {
     /// the end); the selection follows its segment. Returns the control.
     static let insertSegment: LuaSwiftFunction = { L in
         let m = ModuleState.enter(L)
-        let node: Node, c: ControlState
+        let node: Node
+        let c: ControlState
         switch control(m, "insertSegment") {
         case .failure(let f): return f.status
         case .success(let r): (node, c) = r
@@ -72,7 +76,8 @@ enum SegmentedControlMethods {
     /// `seg:setAction(i, fn | nil)`: replaces segment i's action. Returns the control.
     static let setAction: LuaSwiftFunction = { L in
         let m = ModuleState.enter(L)
-        let node: Node, c: ControlState
+        let node: Node
+        let c: ControlState
         switch control(m, "setAction") {
         case .failure(let f): return f.status
         case .success(let r): (node, c) = r

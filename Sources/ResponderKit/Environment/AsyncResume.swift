@@ -19,7 +19,9 @@ enum AsyncResume {
         guard lua_checkstack(co, nargs + 1) != 0 else { return m.fail("resume: stack overflow") }
         lua_xmove(L, co, nargs)
 
-        let savedModule = m.L, savedRuntime = m.runtime.L, savedHandle = m.handle.L
+        let savedModule = m.L
+        let savedRuntime = m.runtime.L
+        let savedHandle = m.handle.L
         let control = m.runtime.control
         let savedDepth = control.pointee.hostDepth
         m.L = co
@@ -59,7 +61,8 @@ enum AsyncResume {
             lua_xmove(co, L, 1)
             let c = control.pointee
             if c.limitRaised != 0 || c.budgetExceeded != 0 || c.interrupt != 0 || status == LUA_ERRMEM
-                || m.world.pendingAbort != nil || m.pendingErrorSet {
+                || m.world.pendingAbort != nil || m.pendingErrorSet
+            {
                 if m.pendingErrorSet { m.pushPendingError() }
                 return LUASHIM_RAISE
             }

@@ -20,12 +20,16 @@ enum EnvironmentBinding: ModuleBinding {
 
     /// Called once per state after the core module is installed (metatables, hooks).
     /// Module functions the kit provides (also globals).
-    static let functionNames = ["Preference", "post", "AsyncButton", "sleep", "advance", "now",
-                                "after", "every", "task"]
+    static let functionNames = [
+        "Preference", "post", "AsyncButton", "sleep", "advance", "now",
+        "after", "every", "task",
+    ]
     /// Node methods the kit provides.
-    static let methodNames = ["environment", "env", "preference", "preferenceValue", "onPreferenceChange",
-                              "onReceive", "observe", "onAppear", "onDisappear",
-                              "onAsyncTaskStarted", "onAsyncTaskEnded", "onAsyncTaskChanged"]
+    static let methodNames = [
+        "environment", "env", "preference", "preferenceValue", "onPreferenceChange",
+        "onReceive", "observe", "onAppear", "onDisappear",
+        "onAsyncTaskStarted", "onAsyncTaskEnded", "onAsyncTaskChanged",
+    ]
 
     /// Nothing happens at state creation: the kit (a Lua prelude that takes far longer to compile
     /// than a whole state takes to create) is loaded the first time one of its names is used
@@ -132,8 +136,16 @@ enum EnvironmentBinding: ModuleBinding {
             let name = m.runtime.string(at: -2) ?? ""
             lua_pushvalue(L, -1)
             lua_setfield(L, real, "f." + name)
-            if isUnset(module, name) { m.runtime.pushString(name); lua_pushvalue(L, -2); lua_rawset(L, module) }
-            if isUnset(globals, name) { m.runtime.pushString(name); lua_pushvalue(L, -2); lua_rawset(L, globals) }
+            if isUnset(module, name) {
+                m.runtime.pushString(name)
+                lua_pushvalue(L, -2)
+                lua_rawset(L, module)
+            }
+            if isUnset(globals, name) {
+                m.runtime.pushString(name)
+                lua_pushvalue(L, -2)
+                lua_rawset(L, globals)
+            }
             luashim_pop(L, 1)
         }
         lua_settop(L, real)
@@ -168,8 +180,10 @@ enum EnvironmentBinding: ModuleBinding {
             lua_getfield(L, -1, name)
             return luaL_ref(L, luashim_registryindex())
         }
-        let appearRef = ref("appear"), disappearRef = ref("disappear")
-        let structureRef = ref("structure"), resetRef = ref("reset")
+        let appearRef = ref("appear")
+        let disappearRef = ref("disappear")
+        let structureRef = ref("structure")
+        let resetRef = ref("reset")
         let world = m.world
         let previousAppear = world.appearHook
         // [unowned(unsafe) m] in the hooks: the world is owned by m (proof at `ModuleState`)
@@ -231,10 +245,16 @@ enum EnvironmentBinding: ModuleBinding {
     /// `K.kit(node [, create])`: the node's kit table (nil when absent and `create` is falsy).
     static let kit: LuaSwiftFunction = { L in
         let m = state(L)
-        guard m.node(at: 1) != nil else { lua_pushnil(L); return 1 }
+        guard m.node(at: 1) != nil else {
+            lua_pushnil(L)
+            return 1
+        }
         let create = lua_toboolean(L, 2) != 0
         if lua_getiuservalue(L, 1, NodeSlot.functions) != LUA_TTABLE {
-            guard create else { lua_pushnil(L); return 1 }
+            guard create else {
+                lua_pushnil(L)
+                return 1
+            }
             luashim_pop(L, 1)
             luashim_newtable(L)
             lua_pushvalue(L, -1)
@@ -253,7 +273,10 @@ enum EnvironmentBinding: ModuleBinding {
     /// `K.subtree(node)`: the nodes of the subtree that have a kit table, in document order.
     static let subtree: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let root = m.node(at: 1) else { lua_createtable(L, 0, 0); return 1 }
+        guard let root = m.node(at: 1) else {
+            lua_createtable(L, 0, 0)
+            return 1
+        }
         var found: [Node] = []
         var visited = 0
         root.forEachInSubtree { node in
@@ -314,7 +337,9 @@ extension ModuleState {
                 let src = withUnsafePointer(to: &ar.short_src) {
                     $0.withMemoryRebound(to: CChar.self, capacity: Int(LUA_IDSIZE)) { String(cString: $0) }
                 }
-                if !src.hasPrefix(EnvironmentPrelude.chunkPrefix.dropFirst()) { return SourceLocation(file: src, line: Int(ar.currentline)) }
+                if !src.hasPrefix(EnvironmentPrelude.chunkPrefix.dropFirst()) {
+                    return SourceLocation(file: src, line: Int(ar.currentline))
+                }
             }
             level += 1
         }

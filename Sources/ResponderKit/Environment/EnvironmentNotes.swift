@@ -36,8 +36,10 @@ enum EnvironmentNotes {
     }
 
     /// The sorted `prefix KEY = VALUE` lines of the table in field `field` of the kit table.
-    private static func entries(_ m: ModuleState, _ kit: Int32, field: String, prefix: String,
-                                key name: (Int32) -> String) -> [String] {
+    private static func entries(
+        _ m: ModuleState, _ kit: Int32, field: String, prefix: String,
+        key name: (Int32) -> String
+    ) -> [String] {
         let L = m.L
         lua_getfield(L, kit, field)
         defer { luashim_pop(L, 1) }

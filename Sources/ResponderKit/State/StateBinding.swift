@@ -118,7 +118,8 @@ enum StateBinding: ModuleBinding {
         let m = state(L)
         guard let box = m.object(at: 1, .state, as: StateBox.self) else { return m.argError(0, "State", "State", 1) }
         guard m.kitString(at: 2) == "value" else {
-            return m.fail("cannot assign field '\(m.runtime.string(at: 2) ?? m.kindName(at: 2))' of a State (only 'value')")
+            return m.fail(
+                "cannot assign field '\(m.runtime.string(at: 2) ?? m.kindName(at: 2))' of a State (only 'value')")
         }
         return m.kitAction {
             try m.writeState(box, at: 1, valueAt: 3)
@@ -146,9 +147,12 @@ enum StateBinding: ModuleBinding {
 
     static let bindingSet: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let box = m.object(at: 1, .binding, as: BindingBox.self) else { return m.argError(0, "Binding", "Binding", 1) }
+        guard let box = m.object(at: 1, .binding, as: BindingBox.self) else {
+            return m.argError(0, "Binding", "Binding", 1)
+        }
         guard m.kitString(at: 2) == "value" else {
-            return m.fail("cannot assign field '\(m.runtime.string(at: 2) ?? m.kindName(at: 2))' of a Binding (only 'value')")
+            return m.fail(
+                "cannot assign field '\(m.runtime.string(at: 2) ?? m.kindName(at: 2))' of a Binding (only 'value')")
         }
         return m.kitAction {
             try m.writeBinding(box, at: 1, valueAt: 3, from: nil)
@@ -158,7 +162,10 @@ enum StateBinding: ModuleBinding {
 
     static let bindingToString: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let box = m.object(at: 1, .binding, as: BindingBox.self) else { m.pushPlaceholderName(at: 1, .binding); return 1 }
+        guard let box = m.object(at: 1, .binding, as: BindingBox.self) else {
+            m.pushPlaceholderName(at: 1, .binding)
+            return 1
+        }
         if box.isCustom {
             m.runtime.pushString("Binding(get/set)")
         } else {
@@ -190,7 +197,9 @@ enum StateBinding: ModuleBinding {
                 b.observers.append(observer)
             } else {
                 lua_getiuservalue(L, 2, 1)
-                guard let s = m.object(at: -1, .state, as: StateBox.self) else { return m.fail("onChange: broken binding") }
+                guard let s = m.object(at: -1, .state, as: StateBox.self) else {
+                    return m.fail("onChange: broken binding")
+                }
                 s.observers.append(observer)
             }
         } else {
@@ -235,7 +244,10 @@ extension ModuleState {
         for o in observers {
             guard let node = o.fn.node, node.isMounted else { continue }
             o.fn.push(self)
-            guard isCallable(at: -1) else { luashim_pop(L, 1); continue }
+            guard isCallable(at: -1) else {
+                luashim_pop(L, 1)
+                continue
+            }
             lua_pushvalue(L, new)
             lua_pushvalue(L, old)
             try kitCall(2, 0, from: node)

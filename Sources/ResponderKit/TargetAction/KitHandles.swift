@@ -23,7 +23,8 @@ enum KitHandles {
     static let removeEntry: LuaSwiftFunction = { L in
         let m = ModuleState.enter(L)
         guard let node = m.node(at: luashim_upvalueindex(2)),
-              let id = m.runtime.string(at: luashim_upvalueindex(3)) else { return 0 }
+            let id = m.runtime.string(at: luashim_upvalueindex(3))
+        else { return 0 }
         m.kit.kit(node)?.handlers.removeAll { $0.id == id }
         node.removeTapAction(id: id)
         return 0

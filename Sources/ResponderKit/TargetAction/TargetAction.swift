@@ -14,20 +14,29 @@ enum TargetAction: ModuleBinding {
     static func control(_ m: ModuleState, _ fname: String) -> Result<(Node, ControlKind, NodeKit), KitFailure> {
         guard let node = m.node(at: 1) else { return .failure(KitFailure(status: m.argError(0, fname, "control", 1))) }
         guard let kind = ControlKind.of(node), let k = m.kit.kit(node), k.control != nil else {
-            return .failure(KitFailure(status: m.fail(
-                "bad self to '\(fname)' (a control expected: Button, TextField, SecureField, Slider, Stepper, Toggle or SegmentedControl; got \(node))")))
+            return .failure(
+                KitFailure(
+                    status: m.fail(
+                        "bad self to '\(fname)' (a control expected: Button, TextField, SecureField, Slider, Stepper, Toggle or SegmentedControl; got \(node))"
+                    )))
         }
         return .success((node, kind, k))
     }
 
     /// The control event at `index`: the default when `nil`/none, nil plus a raised status when bad.
-    static func event(_ m: ModuleState, _ fname: String, _ n: Int, _ index: Int32, default def: ControlEvent?) -> Result<ControlEvent?, KitFailure> {
+    static func event(_ m: ModuleState, _ fname: String, _ n: Int, _ index: Int32, default def: ControlEvent?)
+        -> Result<ControlEvent?, KitFailure>
+    {
         if luashim_isnoneornil(m.L, index) { return .success(def) }
         guard lua_type(m.L, index) == LUA_TSTRING, let s = m.runtime.string(at: index) else {
             return .failure(KitFailure(status: m.argError(n, fname, "control event (string)", index)))
         }
         guard let e = ControlEvent(rawValue: s) else {
-            return .failure(KitFailure(status: m.fail("bad argument #\(n) to '\(fname)' (control event expected: one of \(ControlEvent.list); got \"\(s)\")")))
+            return .failure(
+                KitFailure(
+                    status: m.fail(
+                        "bad argument #\(n) to '\(fname)' (control event expected: one of \(ControlEvent.list); got \"\(s)\")"
+                    )))
         }
         return .success(e)
     }
@@ -39,7 +48,9 @@ enum TargetAction: ModuleBinding {
     /// Returns the action's id (generated, `action#n`, when none is given).
     static let addAction: LuaSwiftFunction = { L in
         let m = state(L)
-        let node: Node, kind: ControlKind, k: NodeKit
+        let node: Node
+        let kind: ControlKind
+        let k: NodeKit
         switch control(m, "addAction") {
         case .failure(let f): return f.status
         case .success(let r): (node, kind, k) = r
@@ -68,8 +79,9 @@ enum TargetAction: ModuleBinding {
             }
         }
         let actionId = id ?? m.kit.generatedId("action")
-        let handler = ControlHandler(event: event, id: actionId, title: title,
-                                     kind: .action(KitSlot(m, node: node, valueAt: 2), .senderAction))
+        let handler = ControlHandler(
+            event: event, id: actionId, title: title,
+            kind: .action(KitSlot(m, node: node, valueAt: 2), .senderAction))
         if id != nil, let i = k.handlers.firstIndex(where: { $0.id == actionId && $0.event == event }) {
             k.handlers[i] = handler
         } else {
@@ -84,7 +96,9 @@ enum TargetAction: ModuleBinding {
     /// search the responder chain upward from the control at each send.
     static let addTarget: LuaSwiftFunction = { L in
         let m = state(L)
-        let node: Node, kind: ControlKind, k: NodeKit
+        let node: Node
+        let kind: ControlKind
+        let k: NodeKit
         switch control(m, "addTarget") {
         case .failure(let f): return f.status
         case .success(let r): (node, kind, k) = r
@@ -119,7 +133,10 @@ enum TargetAction: ModuleBinding {
                 ts.push(m)
                 let same = lua_rawequal(L, -1, 2) != 0
                 luashim_pop(L, 1)
-                if same { lua_settop(L, 1); return 1 }
+                if same {
+                    lua_settop(L, 1)
+                    return 1
+                }
             } else if t == LUA_TNIL || t == LUA_TNONE {
                 lua_settop(L, 1)
                 return 1
@@ -211,8 +228,14 @@ enum TargetAction: ModuleBinding {
             lua_setfield(L, -2, "index")
             m.runtime.pushString(h.event.rawValue)
             lua_setfield(L, -2, "event")
-            if let id = h.id { m.runtime.pushString(id); lua_setfield(L, -2, "id") }
-            if let title = h.title { m.runtime.pushString(title); lua_setfield(L, -2, "title") }
+            if let id = h.id {
+                m.runtime.pushString(id)
+                lua_setfield(L, -2, "id")
+            }
+            if let title = h.title {
+                m.runtime.pushString(title)
+                lua_setfield(L, -2, "title")
+            }
             switch h.kind {
             case .action:
                 m.runtime.pushString("action")
@@ -222,7 +245,10 @@ enum TargetAction: ModuleBinding {
                 lua_setfield(L, -2, "kind")
                 m.runtime.pushString(selector)
                 lua_setfield(L, -2, "selector")
-                if let ts { ts.push(m); lua_setfield(L, -2, "target") }
+                if let ts {
+                    ts.push(m)
+                    lua_setfield(L, -2, "target")
+                }
             }
             lua_rawseti(L, -2, lua_Integer(i + 1))
         }
@@ -235,7 +261,9 @@ enum TargetAction: ModuleBinding {
         let m = state(L)
         guard let node = m.node(at: 1) else { return m.argError(1, "sendActions", "control", 1) }
         guard ControlKind.of(node) != nil, m.kit.kit(node)?.control != nil else {
-            return m.fail("bad argument #1 to 'sendActions' (a control expected: Button, TextField, SecureField, Slider, Stepper, Toggle or SegmentedControl; got \(node))")
+            return m.fail(
+                "bad argument #1 to 'sendActions' (a control expected: Button, TextField, SecureField, Slider, Stepper, Toggle or SegmentedControl; got \(node))"
+            )
         }
         let event: ControlEvent
         switch TargetAction.event(m, "sendActions", 2, 2, default: nil) {
@@ -294,14 +322,26 @@ extension ModuleState {
     /// Pushes the `action` argument handlers get: `{ id, title, event, sender, selector, target }`.
     func pushActionTable(_ h: ControlHandler, sender: Node, selector: String? = nil, targetAt target: Int32? = nil) {
         lua_createtable(L, 0, 6)
-        if let id = h.id { runtime.pushString(id); lua_setfield(L, -2, "id") }
-        if let title = h.title { runtime.pushString(title); lua_setfield(L, -2, "title") }
+        if let id = h.id {
+            runtime.pushString(id)
+            lua_setfield(L, -2, "id")
+        }
+        if let title = h.title {
+            runtime.pushString(title)
+            lua_setfield(L, -2, "title")
+        }
         runtime.pushString(h.event.rawValue)
         lua_setfield(L, -2, "event")
         push(sender)
         lua_setfield(L, -2, "sender")
-        if let selector { runtime.pushString(selector); lua_setfield(L, -2, "selector") }
-        if let target { lua_pushvalue(L, target); lua_setfield(L, -2, "target") }
+        if let selector {
+            runtime.pushString(selector)
+            lua_setfield(L, -2, "selector")
+        }
+        if let target {
+            lua_pushvalue(L, target)
+            lua_setfield(L, -2, "target")
+        }
     }
 
     /// Sends `event` from the control: every handler registered for it runs, in order (the list
@@ -339,11 +379,15 @@ extension ModuleState {
         }
     }
 
-    private func run(_ h: ControlHandler, from node: Node, index: Int, value: Value,
-                     steps: inout [TraceStep]) throws {
+    private func run(
+        _ h: ControlHandler, from node: Node, index: Int, value: Value,
+        steps: inout [TraceStep]
+    ) throws {
         func step(_ n: Node, _ i: Int, _ label: String, _ decision: Decision) {
-            steps.append(TraceStep(node: n, index: i, responder: label, filter: nil, value: value,
-                                   decision: decision))
+            steps.append(
+                TraceStep(
+                    node: n, index: i, responder: label, filter: nil, value: value,
+                    decision: decision))
         }
         let label = traceLabel(h)
         if case .target(nil, let selector) = h.kind {
@@ -372,8 +416,10 @@ extension ModuleState {
             if world.violationsDisabled(at: node) { return }
             let path = node.pathToRoot.map(\.description).joined(separator: " > ")
             let message = "unhandled action \(selector) (\(h.event.rawValue)) from \(node) (path: \(path))"
-            try world.reportViolation(Violation(kind: .unhandledAction, message: message, node: node,
-                                                location: location()))
+            try world.reportViolation(
+                Violation(
+                    kind: .unhandledAction, message: message, node: node,
+                    location: location()))
             return
         }
         step(node, index, label, .handled)
@@ -408,7 +454,10 @@ extension ModuleState {
                 let ti = lua_gettop(L)
                 if let target = self.node(at: ti) {
                     guard let fn = kit.kit(target)?.performer(selector) else {
-                        try reportNoMethod(node, "target \(target) cannot perform '\(selector)' (declare it with \(target.name):canPerform(\"\(selector)\", fn))")
+                        try reportNoMethod(
+                            node,
+                            "target \(target) cannot perform '\(selector)' (declare it with \(target.name):canPerform(\"\(selector)\", fn))"
+                        )
                         return
                     }
                     fn.push(self)
@@ -434,15 +483,16 @@ extension ModuleState {
                     try kitCall(3, 0, from: node)
                 }
             }
-            // a nil target is walked (and traced) by run(_:from:index:value:steps:), which never
-            // hands it on here
+        // a nil target is walked (and traced) by run(_:from:index:value:steps:), which never
+        // hands it on here
         }
     }
 
     /// Reports a `LuaError` from the control (a target that cannot perform the action).
     private func reportNoMethod(_ node: Node, _ message: String) throws {
-        let error = ValueBinding.luaError(self, message: "\(location().map { "\($0): " } ?? "")\(message)",
-                                          traceback: nil, node: node)
+        let error = ValueBinding.luaError(
+            self, message: "\(location().map { "\($0): " } ?? "")\(message)",
+            traceback: nil, node: node)
         _ = try world.report(error, from: node, location: location())
     }
 }

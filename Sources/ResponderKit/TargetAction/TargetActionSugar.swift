@@ -25,7 +25,10 @@ extension TargetAction {
     static let onIndex: LuaSwiftFunction = { L in
         let m = state(L)
         lua_rawgeti(L, 1, 1)
-        guard let node = m.node(at: -1) else { lua_pushnil(L); return 1 }
+        guard let node = m.node(at: -1) else {
+            lua_pushnil(L)
+            return 1
+        }
         let name = m.runtime.string(at: 2) ?? m.kindName(at: 2)
         let offered = sugar(node)
         guard offered.contains(name) else {
@@ -47,7 +50,8 @@ extension TargetAction {
     /// Returns a handle whose `cancel` removes it.
     static let onFunction: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let node = m.node(at: luashim_upvalueindex(2)), let name = m.runtime.string(at: luashim_upvalueindex(3)) else {
+        guard let node = m.node(at: luashim_upvalueindex(2)), let name = m.runtime.string(at: luashim_upvalueindex(3))
+        else {
             return m.fail("node.on: lost its node")
         }
         // accept both node.on.tap(fn) and node.on:tap(fn)
@@ -59,10 +63,12 @@ extension TargetAction {
             let handler: ControlHandler
             switch name {
             case "tap": handler = ControlHandler(event: .touchUpInside, id: id, title: nil, kind: .action(slot, .none))
-            case "textChange": handler = ControlHandler(event: .editingChanged, id: id, title: nil, kind: .action(slot, .text))
+            case "textChange":
+                handler = ControlHandler(event: .editingChanged, id: id, title: nil, kind: .action(slot, .text))
             default:
-                handler = ControlHandler(event: .valueChanged, id: id, title: nil,
-                                         kind: .action(slot, kind == .stepper && k.control?.binding == nil ? .none : .value))
+                handler = ControlHandler(
+                    event: .valueChanged, id: id, title: nil,
+                    kind: .action(slot, kind == .stepper && k.control?.binding == nil ? .none : .value))
             }
             k.handlers.append(handler)
         } else {

@@ -54,7 +54,10 @@ package enum DispatchBinding: ModuleBinding {
 
     /// Pushes the outcome (and prints the trace with `--trace` for top-level actions).
     static func finish(_ m: ModuleState, _ outcome: Outcome?) -> Int32 {
-        guard let outcome else { lua_pushnil(m.L); return 1 }
+        guard let outcome else {
+            lua_pushnil(m.L)
+            return 1
+        }
         if m.options.trace && m.isTopLevelAction {
             Console.error(outcome.trace.description + "\n")
         }
@@ -68,14 +71,17 @@ package enum DispatchBinding: ModuleBinding {
         guard let value = m.value(at: 2), value.kind == kind else {
             if let type = m.valueType(at: 2) {
                 // a type where a value belongs: say how to make one
-                return m.fail("bad argument #1 to '\(fname)' (\(kind == .event ? "event" : "error") expected, "
-                    + "got \(type.kind == .event ? "event" : "error") type \(type.name); make a value with \(type.name) {})")
+                return m.fail(
+                    "bad argument #1 to '\(fname)' (\(kind == .event ? "event" : "error") expected, "
+                        + "got \(type.kind == .event ? "event" : "error") type \(type.name); make a value with \(type.name) {})"
+                )
             }
             return m.argError(1, fname, kind == .event ? "event" : "error", 2)
         }
         let location: SourceLocation? = nil  // computed only if a violation needs it (World.locationProvider)
         do {
-            let outcome = kind == .event
+            let outcome =
+                kind == .event
                 ? try m.world.trigger(value, from: node, location: location)
                 : try m.world.report(value, from: node, location: location)
             return finish(m, outcome)

@@ -68,12 +68,16 @@ package enum NodeBinding: ModuleBinding {
         while lua_next(L, t) != 0 {
             if lua_type(L, -2) == LUA_TNUMBER, lua_isinteger(L, -2) != 0 {
                 let k = luashim_tointeger(L, -2, nil)
-                if k >= 1 && k <= n { luashim_pop(L, 1); continue }
+                if k >= 1 && k <= n {
+                    luashim_pop(L, 1)
+                    continue
+                }
             }
             if lua_type(L, -2) == LUA_TSTRING, let key = m.runtime.string(at: -2) {
                 if key == "id" {
                     guard lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER else {
-                        return m.fail("bad field 'id' in \(node.name) { … } (string expected, got \(m.kindName(at: -1)))")
+                        return m.fail(
+                            "bad field 'id' in \(node.name) { … } (string expected, got \(m.kindName(at: -1)))")
                     }
                     node.id = m.runtime.string(at: -1)
                     m.nodeIndex.register(node)
@@ -152,7 +156,8 @@ package enum NodeBinding: ModuleBinding {
     static func checkSelector(_ m: ModuleState, _ fname: String, _ sel: String) -> Int32? {
         let parts = sel.split(separator: "#", omittingEmptySubsequences: false)
         let name = parts.first ?? ""
-        let bad = sel.isEmpty || parts.count > 2 || (parts.count == 2 && parts[1].isEmpty)
+        let bad =
+            sel.isEmpty || parts.count > 2 || (parts.count == 2 && parts[1].isEmpty)
             || name.hasPrefix(".") || name.hasPrefix("*")
             || name.contains { " >[],:".contains($0) }
         guard bad else { return nil }
@@ -171,8 +176,10 @@ package enum NodeBinding: ModuleBinding {
 
     /// `node:fname(selector)`: checks both arguments, then `push` pushes the one result.
     @inline(__always)
-    private static func selectorCall(_ L: OpaquePointer?, _ fname: String,
-                                     _ push: (ModuleState, Node, String) -> Void) -> Int32 {
+    private static func selectorCall(
+        _ L: OpaquePointer?, _ fname: String,
+        _ push: (ModuleState, Node, String) -> Void
+    ) -> Int32 {
         let m = state(L)
         guard let node = m.node(at: 1) else { return m.argError(0, fname, "node", 1) }
         guard lua_type(L, 2) == LUA_TSTRING, let selector = m.runtime.string(at: 2) else {
@@ -188,7 +195,10 @@ package enum NodeBinding: ModuleBinding {
         guard let node = m.node(at: 1) else { return m.argError(0, "path", "node", 1) }
         var depth = 0
         var up = node.parent
-        while let p = up { depth += 1; up = p.parent }
+        while let p = up {
+            depth += 1
+            up = p.parent
+        }
         if m.runtime.charge(depth) { return 0 }
         m.runtime.pushString(node.path())
         return 1

@@ -7,7 +7,9 @@ enum PublishBinding: ModuleBinding {
     static let publisher: LuaSwiftFunction = { L in
         let m = state(L)
         guard let node = m.node(at: 1) else { return m.argError(0, "publisher", "node", 1) }
-        guard let type = m.valueType(at: 2), type.kind == .event else { return m.argError(1, "publisher", "event type", 2) }
+        guard let type = m.valueType(at: 2), type.kind == .event else {
+            return m.argError(1, "publisher", "event type", 2)
+        }
         var destination = PublishingDestination.lastLevel
         var id: String?
         if !luashim_isnoneornil(L, 3) {
@@ -15,7 +17,9 @@ enum PublishBinding: ModuleBinding {
             if let status = m.checkOptionKeys(3, "publisher", allowed: ["destination", "id"]) { return status }
             if luashim_rawgetfield(L, 3, "destination") != LUA_TNIL {
                 guard let s = m.runtime.string(at: -1), let d = PublishingDestination(rawValue: s) else {
-                    return m.fail("bad option 'destination' to 'publisher' (\"lastLevel\", \"firstLevel\" or \"allLevels\" expected)")
+                    return m.fail(
+                        "bad option 'destination' to 'publisher' (\"lastLevel\", \"firstLevel\" or \"allLevels\" expected)"
+                    )
                 }
                 destination = d
             }
@@ -28,7 +32,9 @@ enum PublishBinding: ModuleBinding {
 
     static func publish(_ L: OpaquePointer?, _ fname: String) -> Int32 {
         let m = state(L)
-        guard let pub = m.object(at: 1, .publisher, as: Publisher.self) else { return m.argError(0, fname, "publisher", 1) }
+        guard let pub = m.object(at: 1, .publisher, as: Publisher.self) else {
+            return m.argError(0, fname, "publisher", 1)
+        }
         guard let event = m.value(at: 2), event.kind == .event else { return m.argError(1, fname, "event", 2) }
         guard pub.type.isSame(orAncestorOf: event.type) else {
             return m.argError(1, fname, "\(pub.type.name) event", 2)
@@ -51,7 +57,8 @@ enum PublishBinding: ModuleBinding {
     static let get: LuaSwiftFunction = { L in
         let m = state(L)
         guard let pub = m.object(at: 1, .publisher, as: Publisher.self), let key = m.runtime.string(at: 2) else {
-            lua_pushnil(L); return 1
+            lua_pushnil(L)
+            return 1
         }
         switch key {
         case "type": m.push(pub.type)
@@ -76,7 +83,9 @@ enum PublishBinding: ModuleBinding {
     static let subscribe: LuaSwiftFunction = { L in
         let m = state(L)
         guard let node = m.node(at: 1) else { return m.argError(0, "subscribe", "node", 1) }
-        guard let type = m.valueType(at: 2), type.kind == .event else { return m.argError(1, "subscribe", "event type", 2) }
+        guard let type = m.valueType(at: 2), type.kind == .event else {
+            return m.argError(1, "subscribe", "event type", 2)
+        }
         guard m.isCallable(at: 3) else { return m.argError(2, "subscribe", "function", 3) }
         var id: String?
         var once = false

@@ -35,8 +35,10 @@ enum ResponderBinding: ModuleBinding {
     }
 
     /// Reads `{ id = "x", once = true }` at `index` (optional).
-    static func options(_ m: ModuleState, _ fname: String, _ n: Int, _ index: Int32,
-                        _ id: inout String?, _ once: inout Bool) -> Int32? {
+    static func options(
+        _ m: ModuleState, _ fname: String, _ n: Int, _ index: Int32,
+        _ id: inout String?, _ once: inout Bool
+    ) -> Int32? {
         let L = m.L
         if luashim_isnoneornil(L, index) { return nil }
         guard lua_type(L, index) == LUA_TTABLE else { return m.argError(n, fname, "options table", index) }
@@ -115,13 +117,22 @@ enum ResponderBinding: ModuleBinding {
             lua_setfield(L, -2, "index")
             m.runtime.pushString(e.kind.rawValue)
             lua_setfield(L, -2, "kind")
-            if let f = e.filter { m.push(f); lua_setfield(L, -2, "filter") }
-            if let id = e.id { m.runtime.pushString(id); lua_setfield(L, -2, "id") }
+            if let f = e.filter {
+                m.push(f)
+                lua_setfield(L, -2, "filter")
+            }
+            if let id = e.id {
+                m.runtime.pushString(id)
+                lua_setfield(L, -2, "id")
+            }
             lua_pushboolean(L, e.once ? 1 : 0)
             lua_setfield(L, -2, "once")
             if !e.declared.isEmpty {
                 lua_createtable(L, Int32(e.declared.count), 0)
-                for (j, t) in e.declared.enumerated() { m.push(t); lua_rawseti(L, -2, lua_Integer(j + 1)) }
+                for (j, t) in e.declared.enumerated() {
+                    m.push(t)
+                    lua_rawseti(L, -2, lua_Integer(j + 1))
+                }
                 lua_setfield(L, -2, "types")
             }
             m.runtime.pushString(e.label)
@@ -138,7 +149,10 @@ enum ResponderBinding: ModuleBinding {
             lua_setfield(L, -2, "kind")
             m.push(s.type)
             lua_setfield(L, -2, "filter")
-            if let id = s.id { m.runtime.pushString(id); lua_setfield(L, -2, "id") }
+            if let id = s.id {
+                m.runtime.pushString(id)
+                lua_setfield(L, -2, "id")
+            }
             lua_pushboolean(L, 0)
             lua_setfield(L, -2, "once")
             m.runtime.pushString(s.label)

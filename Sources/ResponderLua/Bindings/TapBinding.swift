@@ -12,8 +12,10 @@ enum ActionOrFailure {
 package enum TapBinding: ModuleBinding {
     /// The action for an `event = E{…}` or `trigger = fn` field at `index`; nil plus a raised
     /// error status when the field has the wrong kind.
-    static func triggerAction(_ m: ModuleState, _ node: Node, at index: Int32, field: String,
-                              owner: String) -> ActionOrFailure {
+    static func triggerAction(
+        _ m: ModuleState, _ node: Node, at index: Int32, field: String,
+        owner: String
+    ) -> ActionOrFailure {
         if let v = m.value(at: index) {
             guard v.kind == .event else {
                 return .failure(m.fail("bad field '\(field)' in \(owner) (event or function expected, got error)"))
@@ -21,13 +23,15 @@ package enum TapBinding: ModuleBinding {
             return .success(TapAction.Action.trigger(v))
         }
         guard m.isCallable(at: index) else {
-            return .failure(m.fail("bad field '\(field)' in \(owner) (event or function expected, got \(m.kindName(at: index)))"))
+            return .failure(
+                m.fail("bad field '\(field)' in \(owner) (event or function expected, got \(m.kindName(at: index)))"))
         }
         let slot = FunctionSlot(m, node: node, functionAt: index)
         // [unowned(unsafe) m]: tap actions run only in this state's `tap` (proof at `ModuleState`)
-        return .success(TapAction.Action.triggerProduced { [unowned(unsafe) m] in
-            try m.callProducer(slot, owner: owner)
-        })
+        return .success(
+            TapAction.Action.triggerProduced { [unowned(unsafe) m] in
+                try m.callProducer(slot, owner: owner)
+            })
     }
 
     static func setButtonEvent(_ m: ModuleState, _ node: Node, at index: Int32) -> Int32? {
@@ -56,7 +60,9 @@ package enum TapBinding: ModuleBinding {
         if luashim_rawgetfield(L, 2, "count") != LUA_TNIL {
             var ok: Int32 = 0
             let n = luashim_tointeger(L, -1, &ok)
-            guard ok != 0, n >= 1 else { return m.fail("bad field 'count' in onTapGesture (positive integer expected)") }
+            guard ok != 0, n >= 1 else {
+                return m.fail("bad field 'count' in onTapGesture (positive integer expected)")
+            }
             count = Int(n)
         }
         luashim_pop(L, 1)
@@ -68,7 +74,8 @@ package enum TapBinding: ModuleBinding {
         } else if luashim_rawgetfield(L, 2, "perform") != LUA_TNIL, m.isCallable(at: -1) {
             node.onTapGesture(count: count, action: performAction(m, node, at: -1))
         } else {
-            return m.fail("bad argument #1 to 'onTapGesture' (table needs 'trigger' (event or function) or 'perform' (function))")
+            return m.fail(
+                "bad argument #1 to 'onTapGesture' (table needs 'trigger' (event or function) or 'perform' (function))")
         }
         lua_settop(L, 1)
         return 1
@@ -95,7 +102,8 @@ extension ModuleState {
             throw LuaCallError()
         }
         guard let v = value(at: -1), v.kind == .event else {
-            runtime.pushString("\(runtime.whereString())\(owner) event function returned \(kindName(at: -1)) (an event expected)")
+            runtime.pushString(
+                "\(runtime.whereString())\(owner) event function returned \(kindName(at: -1)) (an event expected)")
             setPendingError()
             throw LuaCallError()
         }

@@ -18,12 +18,18 @@ enum TraceBinding: ModuleBinding {
         lua_setfield(L, -2, "responder")
         m.runtime.pushString(step.responder)
         lua_setfield(L, -2, "label")
-        if let f = step.filter { m.push(f); lua_setfield(L, -2, "filter") }
+        if let f = step.filter {
+            m.push(f)
+            lua_setfield(L, -2, "filter")
+        }
         m.push(step.value)
         lua_setfield(L, -2, "value")
         m.runtime.pushString(step.decision.rawValue)
         lua_setfield(L, -2, "decision")
-        if let r = step.result { m.push(r); lua_setfield(L, -2, "result") }
+        if let r = step.result {
+            m.push(r)
+            lua_setfield(L, -2, "result")
+        }
     }
 
     /// The entry kinds a step label starts with: the responder kinds and the declarations.
@@ -39,11 +45,17 @@ enum TraceBinding: ModuleBinding {
 
     static let index: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let trace = m.object(at: 1, .trace, as: Trace.self) else { lua_pushnil(L); return 1 }
+        guard let trace = m.object(at: 1, .trace, as: Trace.self) else {
+            lua_pushnil(L)
+            return 1
+        }
         if lua_type(L, 2) == LUA_TNUMBER {
             let i = Int(luashim_tointeger(L, 2, nil))
             let steps = trace.steps
-            guard i >= 1 && i <= steps.count else { lua_pushnil(L); return 1 }
+            guard i >= 1 && i <= steps.count else {
+                lua_pushnil(L)
+                return 1
+            }
             pushStep(m, steps[i - 1])
             return 1
         }
@@ -73,14 +85,20 @@ enum TraceBinding: ModuleBinding {
 
     static let len: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let trace = m.object(at: 1, .trace, as: Trace.self) else { lua_pushinteger(L, 0); return 1 }
+        guard let trace = m.object(at: 1, .trace, as: Trace.self) else {
+            lua_pushinteger(L, 0)
+            return 1
+        }
         lua_pushinteger(L, lua_Integer(trace.count))
         return 1
     }
 
     static let tostring: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let trace = m.object(at: 1, .trace, as: Trace.self) else { m.pushPlaceholderName(at: 1, .trace); return 1 }
+        guard let trace = m.object(at: 1, .trace, as: Trace.self) else {
+            m.pushPlaceholderName(at: 1, .trace)
+            return 1
+        }
         m.runtime.pushString(trace.description)
         return 1
     }

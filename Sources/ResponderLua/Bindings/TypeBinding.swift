@@ -47,7 +47,9 @@ enum TypeBinding: ModuleBinding {
             lua_getfield(L, copy, "message")
             let ok = lua_type(L, -1) == LUA_TSTRING
             luashim_pop(L, 1)
-            if !ok { return m.fail("bad argument #1 to '\(type.name)' (AlertableError needs a string field 'message')") }
+            if !ok {
+                return m.fail("bad argument #1 to '\(type.name)' (AlertableError needs a string field 'message')")
+            }
             let titleType = lua_getfield(L, copy, "title")
             luashim_pop(L, 1)
             if titleType != LUA_TNIL && titleType != LUA_TSTRING {
@@ -76,7 +78,10 @@ enum TypeBinding: ModuleBinding {
 
     static let get: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let type = m.valueType(at: 1), let key = m.runtime.string(at: 2) else { lua_pushnil(L); return 1 }
+        guard let type = m.valueType(at: 1), let key = m.runtime.string(at: 2) else {
+            lua_pushnil(L)
+            return 1
+        }
         switch key {
         case "name": m.runtime.pushString(type.name)
         case "kind": m.runtime.pushString(type.kind.rawValue)
@@ -89,7 +94,10 @@ enum TypeBinding: ModuleBinding {
 
     static let tostring: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let type = m.valueType(at: 1) else { m.pushPlaceholderName(at: 1, .type); return 1 }
+        guard let type = m.valueType(at: 1) else {
+            m.pushPlaceholderName(at: 1, .type)
+            return 1
+        }
         m.runtime.pushString(type.name)
         return 1
     }

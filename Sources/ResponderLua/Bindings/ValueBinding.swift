@@ -16,13 +16,24 @@ package enum ValueBinding: ModuleBinding {
 
     static let index: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let type = type(m, at: 1) else { lua_pushnil(L); return 1 }
+        guard let type = type(m, at: 1) else {
+            lua_pushnil(L)
+            return 1
+        }
         if lua_type(L, 2) == LUA_TSTRING, let key = m.runtime.string(at: 2) {
             switch key {
-            case "type": lua_getiuservalue(L, 1, 2); return 1
-            case "name": m.runtime.pushString(type.name); return 1
-            case "cause": lua_getiuservalue(L, 1, 3); return 1
-            case "kind": m.runtime.pushString(type.kind.rawValue); return 1
+            case "type":
+                lua_getiuservalue(L, 1, 2)
+                return 1
+            case "name":
+                m.runtime.pushString(type.name)
+                return 1
+            case "cause":
+                lua_getiuservalue(L, 1, 3)
+                return 1
+            case "kind":
+                m.runtime.pushString(type.kind.rawValue)
+                return 1
             default: break
             }
         }
@@ -36,7 +47,9 @@ package enum ValueBinding: ModuleBinding {
         let m = state(L)
         let key = m.runtime.string(at: 2) ?? "?"
         let how = type(m, at: 1)?.kind == .error ? "transformError" : "transformEvent"
-        return m.fail("cannot assign field '\(key)' of \(describe(m, at: 1)): values are immutable (use \(how) to pass on a new value)")
+        return m.fail(
+            "cannot assign field '\(key)' of \(describe(m, at: 1)): values are immutable (use \(how) to pass on a new value)"
+        )
     }
 
     /// `Name{k=v, …}` of the value userdata at `index`.

@@ -13,8 +13,14 @@ enum WorldBinding: ModuleBinding {
         lua_setfield(L, -2, "message")
         m.push(v.node)
         lua_setfield(L, -2, "node")
-        if let value = v.value { m.push(value); lua_setfield(L, -2, "value") }
-        if let loc = v.location { m.runtime.pushString(loc.description); lua_setfield(L, -2, "location") }
+        if let value = v.value {
+            m.push(value)
+            lua_setfield(L, -2, "value")
+        }
+        if let loc = v.location {
+            m.runtime.pushString(loc.description)
+            lua_setfield(L, -2, "location")
+        }
         if let type = v.type, v.kind != .unhandledEvent, v.kind != .unhandledError {
             m.push(type)
             lua_setfield(L, -2, "type")
@@ -45,7 +51,10 @@ enum WorldBinding: ModuleBinding {
 
     static let alert: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let a = m.world.alert else { lua_pushnil(L); return 1 }
+        guard let a = m.world.alert else {
+            lua_pushnil(L)
+            return 1
+        }
         lua_createtable(L, 0, 5)
         m.runtime.pushString(a.title)
         lua_setfield(L, -2, "title")
@@ -91,7 +100,8 @@ enum WorldBinding: ModuleBinding {
         // A finalizer may resurrect the userdata (another object's `__gc` stores it): clear the
         // pointer so that every later use sees "not an object" instead of a released one.
         if let slot = lua_touserdata(L, 1)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self),
-           let p = slot.pointee {
+            let p = slot.pointee
+        {
             slot.pointee = nil
             if let L { LuaRuntime.of(L).moduleState?.finalized(p) }
             Unmanaged<AnyObject>.fromOpaque(p).release()  // the retain taken by `ModuleState.push`

@@ -82,10 +82,10 @@ public enum BytecodeLines {
             let constants = try size()
             for _ in 0..<constants {
                 switch try byte() {
-                case 3: try skip(integerSize)    // integer
-                case 19: try skip(numberSize)    // float
-                case 4, 20: try string()         // short and long strings
-                default: break                   // nil, false, true
+                case 3: try skip(integerSize)  // integer
+                case 19: try skip(numberSize)  // float
+                case 4, 20: try string()  // short and long strings
+                default: break  // nil, false, true
                 }
             }
             let upvalues = try size()

@@ -36,7 +36,9 @@ public struct CoverageData: Sendable, Equatable {
         /// Declarations: types that passed, with counts.
         public var seen: [String: Int] = [:]
 
-        public init(kind: String, filter: String?, declared: [String], id: String?, file: String, line: Int, node: String) {
+        public init(
+            kind: String, filter: String?, declared: [String], id: String?, file: String, line: Int, node: String
+        ) {
             self.kind = kind
             self.filter = filter
             self.declared = declared
@@ -65,7 +67,8 @@ public struct CoverageData: Sendable, Equatable {
             var name = label.replacingAll(", ", with: "+") + ":\(line)"
             if let id { name += "[id=\(id)]" }
             // LCOV ends a name at a comma and a record at a line break
-            return String(name.unicodeScalars.map { $0 == "," ? "+" : $0.value < 0x20 || $0.value == 0x7f ? " " : Character($0) })
+            return String(
+                name.unicodeScalars.map { $0 == "," ? "+" : $0.value < 0x20 || $0.value == 0x7f ? " " : Character($0) })
         }
 
         mutating func add(_ other: Responder) {
@@ -113,19 +116,39 @@ public struct CoverageData: Sendable, Equatable {
             files[path] = mine
         }
         for (k, r) in other.responders {
-            if var mine = responders[k] { mine.add(r); responders[k] = mine } else { responders[k] = r }
+            if var mine = responders[k] {
+                mine.add(r)
+                responders[k] = mine
+            } else {
+                responders[k] = r
+            }
         }
         for (k, c) in other.controls {
-            if var mine = controls[k] { mine.driven += c.driven; controls[k] = mine } else { controls[k] = c }
+            if var mine = controls[k] {
+                mine.driven += c.driven
+                controls[k] = mine
+            } else {
+                controls[k] = c
+            }
         }
     }
 
     mutating func add(_ r: Responder) {
-        if var mine = responders[r.key] { mine.add(r); responders[r.key] = mine } else { responders[r.key] = r }
+        if var mine = responders[r.key] {
+            mine.add(r)
+            responders[r.key] = mine
+        } else {
+            responders[r.key] = r
+        }
     }
 
     mutating func add(_ c: Control) {
-        if var mine = controls[c.key] { mine.driven += c.driven; controls[c.key] = mine } else { controls[c.key] = c }
+        if var mine = controls[c.key] {
+            mine.driven += c.driven
+            controls[c.key] = mine
+        } else {
+            controls[c.key] = c
+        }
     }
 
     /// Responders in a stable order: file, line, label, node.

@@ -46,8 +46,11 @@ extension CoverageData {
                 return name + String(repeating: " ", count: width - name.count)
                     + pad(String(found), 8) + pad(String(hit), 8) + pad(pct, 9) + "\n"
             }
-            out += "File" + String(repeating: " ", count: width - 4) + pad("Lines", 8) + pad("Hit", 8) + pad("Cover", 9) + "\n"
-            var tf = 0, th = 0
+            out +=
+                "File" + String(repeating: " ", count: width - 4) + pad("Lines", 8) + pad("Hit", 8) + pad("Cover", 9)
+                + "\n"
+            var tf = 0
+            var th = 0
             for p in paths {
                 let f = files[p]!
                 tf += f.found
@@ -66,9 +69,11 @@ extension CoverageData {
         let declarations = all.filter(\.isDeclaration)
         if !declarations.isEmpty {
             let partial = declarations.filter { !$0.neverPassed.isEmpty }
-            out += "Declarations: \(declarations.count - partial.count) of \(declarations.count) saw every declared type\n"
+            out +=
+                "Declarations: \(declarations.count - partial.count) of \(declarations.count) saw every declared type\n"
             for r in partial {
-                out += "  never passed: \(r.file):\(r.line) \(r.label) on \(r.node): \(r.neverPassed.joined(separator: ", "))\n"
+                out +=
+                    "  never passed: \(r.file):\(r.line) \(r.label) on \(r.node): \(r.neverPassed.joined(separator: ", "))\n"
             }
         }
         let controls = sortedControls
@@ -99,7 +104,8 @@ extension CoverageData {
             let f = files[p]!
             out += i == 0 ? "\n" : ",\n"
             let lines = f.counts.keys.sorted().map { "\"\($0)\": \(f.counts[$0]!)" }.joined(separator: ", ")
-            out += "    {\"path\": \(JSONText.string(p)), \"lines\": \(f.found), \"hit\": \(f.hit), \"counts\": {\(lines)}}"
+            out +=
+                "    {\"path\": \(JSONText.string(p)), \"lines\": \(f.found), \"hit\": \(f.hit), \"counts\": {\(lines)}}"
         }
         out += paths.isEmpty ? "],\n" : "\n  ],\n"
         out += "  \"responders\": ["
@@ -130,7 +136,8 @@ extension CoverageData {
         let cs = sortedControls
         for (i, c) in cs.enumerated() {
             out += i == 0 ? "\n" : ",\n"
-            out += "    {\"kind\": \(JSONText.string(c.kind)), \"node\": \(JSONText.string(c.node)), \"driven\": \(c.driven)}"
+            out +=
+                "    {\"kind\": \(JSONText.string(c.kind)), \"node\": \(JSONText.string(c.node)), \"driven\": \(c.driven)}"
         }
         out += cs.isEmpty ? "]\n" : "\n  ]\n"
         return out + "}\n"
@@ -147,7 +154,8 @@ extension CoverageData {
             lines.append("CL\t" + Wire.escape(p) + "\t" + counts)
         }
         for r in sortedResponders {
-            let seen = r.seen.keys.sorted().map { Wire.escape($0) + "\u{1}" + String(r.seen[$0]!) }.joined(separator: "\u{2}")
+            let seen = r.seen.keys.sorted().map { Wire.escape($0) + "\u{1}" + String(r.seen[$0]!) }.joined(
+                separator: "\u{2}")
             let fields: [String] = [
                 "CR", Wire.escape(r.kind), Wire.opt(r.filter), r.declared.map(Wire.escape).joined(separator: "\u{2}"),
                 Wire.opt(r.id), Wire.escape(r.file), String(r.line), Wire.escape(r.node), String(r.instances),
@@ -181,8 +189,9 @@ extension CoverageData {
         case "CR" where f.count == 16:
             guard let line = Int(f[6]), let instances = Int(f[8]) else { return false }
             let declared = f[3].isEmpty ? [] : f[3].split(separator: "\u{2}").map { Wire.unescape($0) }
-            var r = Responder(kind: Wire.unescape(f[1]), filter: Wire.unopt(f[2]), declared: declared,
-                              id: Wire.unopt(f[4]), file: Wire.unescape(f[5]), line: line, node: Wire.unescape(f[7]))
+            var r = Responder(
+                kind: Wire.unescape(f[1]), filter: Wire.unopt(f[2]), declared: declared,
+                id: Wire.unopt(f[4]), file: Wire.unescape(f[5]), line: line, node: Wire.unescape(f[7]))
             r.instances = instances
             r.skipped = Int(f[9]) ?? 0
             r.reached = Int(f[10]) ?? 0

@@ -1,8 +1,9 @@
 import CLua
 import CLuaShim
 import ResponderEngine
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Records coverage for one runtime: line counts of the user's chunks (through the C line hook),
@@ -111,8 +112,8 @@ public final class CoverageRecorder {
         guard recordsLines, chunkname.hasPrefix("@") else { return }
         let L = runtime.L
         let path = CoverageRecorder.normalize(String(chunkname.dropFirst()))
-        var hash: UInt64 = 0xcbf29ce484222325
-        for b in bytes { hash = (hash ^ UInt64(b)) &* 0x100000001b3 }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
         let key = "\(path)\t\(bytes.count)\t\(hash)"
         var lines = CoverageRecorder.cacheLock.withLock { CoverageRecorder.linesCache[key] }
         if lines == nil {
@@ -181,7 +182,8 @@ public final class CoverageRecorder {
                 if isControl || !node.tapActions.isEmpty {
                     let mark = driven[ObjectIdentifier(node)]
                     let count = mark?.node === node ? mark!.count : 0
-                    collected.add(CoverageData.Control(kind: isControl ? node.name : "tap", node: node.path(), driven: count))
+                    collected.add(
+                        CoverageData.Control(kind: isControl ? node.name : "tap", node: node.path(), driven: count))
                 }
                 stack.append(contentsOf: node.children.reversed())
             }
@@ -195,8 +197,9 @@ public final class CoverageRecorder {
         alive.reserveCapacity(sites.count)
         for site in sites {
             if let node = site.node { site.lastPath = node.path() }
-            var r = CoverageData.Responder(kind: site.kind, filter: site.filter, declared: site.declared.map(\.name), id: site.id,
-                                           file: site.file, line: site.line, node: site.lastPath)
+            var r = CoverageData.Responder(
+                kind: site.kind, filter: site.filter, declared: site.declared.map(\.name), id: site.id,
+                file: site.file, line: site.line, node: site.lastPath)
             let s = site.stats
             r.instances = site.foldedOnce ? 0 : 1
             r.skipped = s.skipped

@@ -1,8 +1,9 @@
 import CLua
 import CLuaShim
 import ResponderEngine
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The `explore` global (SPEC §3.5): made on first use from `ExploreLua`'s chunk, with the Swift
@@ -19,8 +20,10 @@ package enum ExploreAPI {
         if lua_getfield(L, luashim_registryindex(), tableKey) == LUA_TTABLE { return true }
         luashim_pop(L, 1)
         if !loadChunk(m) { return false }
-        let helpers: [(String, LuaSwiftFunction)] = [("root", root), ("luaErrors", luaErrors), ("scenario", scenario),
-                                                        ("generation", generation), ("liveTasks", liveTasks)]
+        let helpers: [(String, LuaSwiftFunction)] = [
+            ("root", root), ("luaErrors", luaErrors), ("scenario", scenario),
+            ("generation", generation), ("liveTasks", liveTasks),
+        ]
         lua_createtable(L, 0, Int32(helpers.count))
         for (name, fn) in helpers {
             luashim_push_swift_function(L, fn)
@@ -46,7 +49,9 @@ package enum ExploreAPI {
         let L = m.L
         if let code = bytecodeLock.withLock({ bytecode }) {
             let status = code.withUnsafeBufferPointer { buf in
-                buf.withMemoryRebound(to: CChar.self) { luaL_loadbufferx(L, $0.baseAddress, $0.count, ExploreLua.chunkname, "b") }
+                buf.withMemoryRebound(to: CChar.self) {
+                    luaL_loadbufferx(L, $0.baseAddress, $0.count, ExploreLua.chunkname, "b")
+                }
             }
             if status == LUA_OK { return true }
             luashim_pop(L, 1)

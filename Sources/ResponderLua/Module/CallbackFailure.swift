@@ -24,8 +24,9 @@ extension ModuleState {
             _ = runtime.takeTraceback()
             return v
         }
-        return ValueBinding.luaError(self, message: runtime.describeError(at: -1),
-                                     traceback: runtime.takeTraceback(), node: node)
+        return ValueBinding.luaError(
+            self, message: runtime.describeError(at: -1),
+            traceback: runtime.takeTraceback(), node: node)
     }
 
     /// After a failed call (error value on top): when the failure unwinds (see `failureUnwinds`)

@@ -10,9 +10,11 @@ extension ModuleState {
     /// no `__index`. The Lua stack is left as it was.
     /// With `finalizer: false` there is no `__gc` (for userdata that hold no Swift object).
     /// `label` names the kind in `bad argument` messages (default: the module's own label).
-    package func makeMetatable(kind: ObjectKind, label: String? = nil, fields: [(String, LuaSwiftFunction)],
-                       index: LuaSwiftFunction? = nil, methods: [(String, LuaSwiftFunction)] = [],
-                       finalizer: Bool = true) {
+    package func makeMetatable(
+        kind: ObjectKind, label: String? = nil, fields: [(String, LuaSwiftFunction)],
+        index: LuaSwiftFunction? = nil, methods: [(String, LuaSwiftFunction)] = [],
+        finalizer: Bool = true
+    ) {
         luashim_newtable(L)
         for (name, fn) in fields {
             luashim_push_swift_function(L, fn)

@@ -6,7 +6,8 @@ extension ModuleState {
     /// outcome prints its own.
     package func printNewActionTrace(since before: Trace?) {
         guard options.trace, isTopLevelAction, let trace = world.lastTrace,
-              trace !== before, trace.kind == .action else { return }
+            trace !== before, trace.kind == .action
+        else { return }
         Console.error(trace.description + "\n")
     }
 }

@@ -15,7 +15,9 @@ extension ModuleState {
             let shown = key.map { "'\($0)'" } ?? "key of type \(kindName(at: -1))"
             luashim_pop(L, 1)
             var message = "bad option \(shown) to '\(fname)' (options are \(allowed.joined(separator: ", "))"
-            if let key, let guess = Suggestions.nearest(to: key, in: allowed) { message += "; did you mean '\(guess)'?" }
+            if let key, let guess = Suggestions.nearest(to: key, in: allowed) {
+                message += "; did you mean '\(guess)'?"
+            }
             return fail(message + ")")
         }
         return nil

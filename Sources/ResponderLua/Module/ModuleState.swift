@@ -86,9 +86,11 @@ package final class ModuleState {
         self.handle = StateHandle(runtime.L)
         self.options = options
         // the engine's memory counts against the cap, its work against the instruction budget
-        self.world = World(meter: MemoryMeter(sink: luashim_charge_memory,
-                                              context: UnsafeMutableRawPointer(luashim_control_of(runtime.L))),
-                           work: WorkMeter(sink: luashim_charge, context: runtime.L))
+        self.world = World(
+            meter: MemoryMeter(
+                sink: luashim_charge_memory,
+                context: UnsafeMutableRawPointer(luashim_control_of(runtime.L))),
+            work: WorkMeter(sink: luashim_charge, context: runtime.L))
     }
 
     // MARK: - threads
@@ -128,7 +130,8 @@ package final class ModuleState {
         lua_rawgeti(L, luashim_registryindex(), lua_Integer(cacheRef))
         defer { luashim_pop(L, 2) }
         guard lua_rawgetp(L, -1, key) == LUA_TUSERDATA, let node = node(at: -1),
-              Unmanaged.passUnretained(node).toOpaque() == key else { return nil }
+            Unmanaged.passUnretained(node).toOpaque() == key
+        else { return nil }
         return node
     }
 
@@ -218,7 +221,11 @@ package final class ModuleState {
         var cause: Value?
         while lua_checkstack(L, 4) != 0 {
             guard lua_getiuservalue(L, -1, 3) == LUA_TUSERDATA,
-                  let next = luashim_to_value(L, -1, metatable(.value)) else { luashim_pop(L, 1); break }
+                let next = luashim_to_value(L, -1, metatable(.value))
+            else {
+                luashim_pop(L, 1)
+                break
+            }
             if let live = next.pointee.live {
                 cause = Unmanaged<Value>.fromOpaque(live).takeUnretainedValue()
                 luashim_pop(L, 1)
@@ -261,7 +268,10 @@ package final class ModuleState {
 
     /// Pushes a node (or nil).
     package func push(_ node: Node?) {
-        guard let node else { lua_pushnil(L); return }
+        guard let node else {
+            lua_pushnil(L)
+            return
+        }
         push(node, .node, uservalues: NodeSlot.count)
     }
 
@@ -281,10 +291,16 @@ package final class ModuleState {
     /// (C code may only use LUA_MINSTACK slots unchecked).
     /// Test: scripts/tests/safety/cause_chain_spec.lua.
     func push(_ value: Value?) {
-        guard let value else { lua_pushnil(L); return }
+        guard let value else {
+            lua_pushnil(L)
+            return
+        }
         var chain: [Value] = []
         var next: Value? = value
-        while let link = next { chain.append(link); next = link.cause }
+        while let link = next {
+            chain.append(link)
+            next = link.cause
+        }
         // each push walks the whole chain (scripts/fuzz-findings.md F11): charged by its length
         if chain.count > 1 { world.work.charge(chain.count) }
         _ = lua_checkstack(L, 8)
@@ -295,11 +311,14 @@ package final class ModuleState {
                 // a value made by the engine itself: give it a userdata of its own fields
                 luashim_newtable(L)
                 if let fields = link.payload as? FieldsPayload {
-                    for (k, v) in fields.strings { runtime.pushString(v); lua_setfield(L, -2, k) }
+                    for (k, v) in fields.strings {
+                        runtime.pushString(v)
+                        lua_setfield(L, -2, k)
+                    }
                 }
                 pushNewValue(link.type)
             }
-            if i < chain.count - 1 {   // the link's cause was pushed just before it
+            if i < chain.count - 1 {  // the link's cause was pushed just before it
                 luashim_insert(L, -2)
                 lua_setiuservalue(L, -2, 3)
             }
@@ -363,10 +382,12 @@ package final class ModuleState {
     package func argError(_ n: Int, _ name: String, _ expected: String, _ index: Int32) -> Int32 {
         let got = lua_type(L, index) == LUA_TNONE ? "no value" : kindName(at: index)
         if n == 0 {  // the self argument, worded as Lua's luaL_argerror words it
-            return runtime.raise("\(runtime.whereString())calling '\(name)' on bad self (\(expected) expected, got \(got))"
-                + runtime.dotCallHint(name, receiver: expected))
+            return runtime.raise(
+                "\(runtime.whereString())calling '\(name)' on bad self (\(expected) expected, got \(got))"
+                    + runtime.dotCallHint(name, receiver: expected))
         }
-        return runtime.raise("\(runtime.whereString())bad argument #\(n) to '\(name)' (\(expected) expected, got \(got))")
+        return runtime.raise(
+            "\(runtime.whereString())bad argument #\(n) to '\(name)' (\(expected) expected, got \(got))")
     }
 
     /// Raises a located message.

@@ -104,7 +104,10 @@ extension ModuleState {
 
     /// Pushes the function stored in `slot` of `node` (nil when gone).
     package func pushFunction(_ node: Node, _ slot: Int32) {
-        guard pushIfCached(node) else { lua_pushnil(L); return }
+        guard pushIfCached(node) else {
+            lua_pushnil(L)
+            return
+        }
         if lua_getiuservalue(L, -1, NodeSlot.functions) != LUA_TTABLE {
             luashim_pop(L, 2)
             lua_pushnil(L)

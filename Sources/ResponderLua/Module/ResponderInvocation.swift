@@ -39,12 +39,15 @@ extension ModuleState {
     /// Runs one responder function: `fn(value, ctx)`, and says what it returned in the engine's
     /// words; what that means for the dispatch is the engine's to decide
     /// (``ResponderKind/outcome(of:)``).
-    func invoke(_ kind: ResponderKind, _ slot: FunctionSlot, _ value: Value, _ ctx: DispatchContext) -> ResponderResult {
+    func invoke(_ kind: ResponderKind, _ slot: FunctionSlot, _ value: Value, _ ctx: DispatchContext) -> ResponderResult
+    {
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
         pushFunction(slot.node, slot.slot)
         guard isCallable(at: -1) else {
-            return .thrown(ValueBinding.luaError(self, message: "\(kind.rawValue): its function was released", traceback: nil, node: ctx.node))
+            return .thrown(
+                ValueBinding.luaError(
+                    self, message: "\(kind.rawValue): its function was released", traceback: nil, node: ctx.node))
         }
         push(value)
         if slot.wantsContext { pushFresh(ContextBox(ctx, meter: world.meter), .context) } else { lua_pushnil(L) }

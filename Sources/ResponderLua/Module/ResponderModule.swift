@@ -29,7 +29,9 @@ public enum ResponderModule {
     ]
 
     /// Names that stay inside the module table (too generic to be globals).
-    static let moduleOnly: Set<String> = ["reset", "warnings", "clearWarnings", "lastTrace", "alert", "dismissAlert", "mounted"]
+    static let moduleOnly: Set<String> = [
+        "reset", "warnings", "clearWarnings", "lastTrace", "alert", "dismissAlert", "mounted",
+    ]
 
     static let nodeMethods: [(String, LuaSwiftFunction)] = [
         ("add", NodeBinding.add),
@@ -70,9 +72,15 @@ public enum ResponderModule {
     /// module function on first use and stores it, so later uses find it directly.
     static let lazyName: LuaSwiftFunction = { L in
         let m = ModuleState.enter(L)
-        guard lua_type(L, 2) == LUA_TSTRING, let name = m.runtime.string(at: 2) else { lua_pushnil(L); return 1 }
+        guard lua_type(L, 2) == LUA_TSTRING, let name = m.runtime.string(at: 2) else {
+            lua_pushnil(L)
+            return 1
+        }
         let isModule = lua_toboolean(L, luashim_upvalueindex(2)) != 0
-        if !isModule && moduleOnly.contains(name) { lua_pushnil(L); return 1 }
+        if !isModule && moduleOnly.contains(name) {
+            lua_pushnil(L)
+            return 1
+        }
         if let fn = find(name, in: functions) ?? m.moduleExtension.flatMap({ find(name, in: $0.functions) }) {
             luashim_push_swift_function(L, fn)
         } else if name == "explore" {
@@ -103,7 +111,10 @@ public enum ResponderModule {
         if let fn = find(name, in: nodeMethods) ?? m.moduleExtension.flatMap({ find(name, in: $0.methods) }) {
             luashim_push_swift_function(L, fn)
         } else if let ext = m.moduleExtension, ext.luaMethodNames.contains(name) {
-            guard ext.pushLuaFunction(m, "m", name) else { luashim_pop(L, 1); return false }
+            guard ext.pushLuaFunction(m, "m", name) else {
+                luashim_pop(L, 1)
+                return false
+            }
         } else {
             return false
         }
@@ -141,7 +152,8 @@ public enum ResponderModule {
                 luashim_pop(L, 1)
             }
         }
-        let methodNames = nodeMethods.map(\.0) + (m.moduleExtension?.methods.map(\.0) ?? [])
+        let methodNames =
+            nodeMethods.map(\.0) + (m.moduleExtension?.methods.map(\.0) ?? [])
             + (m.moduleExtension?.luaMethodNames ?? [])
         for name in methodNames { if lazyMethod(m, name) { luashim_pop(L, 1) } }
         // the extension's Lua functions: loading them sets them where unset in both tables
@@ -185,8 +197,10 @@ public enum ResponderModule {
     }
 
     /// Installs the module with an extension (the pattern kit) plugged in (see ``ModuleExtension``).
-    package static func install(into runtime: LuaRuntime, options: ScenarioOptions,
-                                extension ext: (any ModuleExtension)?) {
+    package static func install(
+        into runtime: LuaRuntime, options: ScenarioOptions,
+        extension ext: (any ModuleExtension)?
+    ) {
         let m = ModuleState(runtime: runtime, options: options, extension: ext)
         runtime.moduleState = m
         let L = runtime.L
@@ -203,26 +217,39 @@ public enum ResponderModule {
 
         m.metatables = Array(repeating: LUA_NOREF, count: ObjectKind.firstExtensionValue)
         m.kindLabels = Array(repeating: "", count: ObjectKind.firstExtensionValue)
-        m.makeMetatable(kind: .node,
-                        fields: [("__newindex", NodeBinding.newindex), ("__tostring", NodeBinding.tostring),
-                                 ("__call", NodeBinding.call)],
-                        index: NodeBinding.get, methods: [("add", NodeBinding.add)])
-        m.makeMetatable(kind: .value,
-                        fields: [("__newindex", ValueBinding.newindex), ("__tostring", ValueBinding.tostring),
-                                 ("__pairs", ValueBinding.pairs)],
-                        index: ValueBinding.index, finalizer: false)
-        m.makeMetatable(kind: .type,
-                        fields: [("__call", TypeBinding.call), ("__tostring", TypeBinding.tostring),
-                                 ("__newindex", TypeBinding.newindex)],
-                        index: TypeBinding.get, methods: [("is", TypeBinding.isMethod)])
-        m.makeMetatable(kind: .outcome, fields: [("__tostring", DispatchBinding.outcomeToString)],
-                        index: DispatchBinding.outcomeIndex)
-        m.makeMetatable(kind: .trace, fields: [("__tostring", TraceBinding.tostring), ("__len", TraceBinding.len)],
-                        index: TraceBinding.index)
-        m.makeMetatable(kind: .publisher, fields: [("__call", PublishBinding.call), ("__tostring", PublishBinding.tostring)],
-                        index: PublishBinding.get, methods: [("publish", PublishBinding.publishMethod)])
-        m.makeMetatable(kind: .context, fields: [("__tostring", DispatchBinding.contextToString)],
-                        index: DispatchBinding.contextIndex)
+        m.makeMetatable(
+            kind: .node,
+            fields: [
+                ("__newindex", NodeBinding.newindex), ("__tostring", NodeBinding.tostring),
+                ("__call", NodeBinding.call),
+            ],
+            index: NodeBinding.get, methods: [("add", NodeBinding.add)])
+        m.makeMetatable(
+            kind: .value,
+            fields: [
+                ("__newindex", ValueBinding.newindex), ("__tostring", ValueBinding.tostring),
+                ("__pairs", ValueBinding.pairs),
+            ],
+            index: ValueBinding.index, finalizer: false)
+        m.makeMetatable(
+            kind: .type,
+            fields: [
+                ("__call", TypeBinding.call), ("__tostring", TypeBinding.tostring),
+                ("__newindex", TypeBinding.newindex),
+            ],
+            index: TypeBinding.get, methods: [("is", TypeBinding.isMethod)])
+        m.makeMetatable(
+            kind: .outcome, fields: [("__tostring", DispatchBinding.outcomeToString)],
+            index: DispatchBinding.outcomeIndex)
+        m.makeMetatable(
+            kind: .trace, fields: [("__tostring", TraceBinding.tostring), ("__len", TraceBinding.len)],
+            index: TraceBinding.index)
+        m.makeMetatable(
+            kind: .publisher, fields: [("__call", PublishBinding.call), ("__tostring", PublishBinding.tostring)],
+            index: PublishBinding.get, methods: [("publish", PublishBinding.publishMethod)])
+        m.makeMetatable(
+            kind: .context, fields: [("__tostring", DispatchBinding.contextToString)],
+            index: DispatchBinding.contextIndex)
 
         // the world
         m.world.defaultSafetyLevel = SafetyLevel(rawValue: options.safety) ?? .relaxed

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Reading whole files without Foundation (keeps start-up fast).
@@ -15,7 +15,8 @@ public enum FileText {
     public static func read(_ path: String) -> Result<[UInt8], Problem> {
         var st = stat()
         if stat(path, &st) != 0 {
-            return .failure(errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(String(cString: strerror(errno))))
+            return .failure(
+                errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(String(cString: strerror(errno))))
         }
         if (st.st_mode & S_IFMT) == S_IFDIR { return .failure(.directory) }
         guard let f = fopen(path, "rb") else { return .failure(.unreadable(String(cString: strerror(errno)))) }

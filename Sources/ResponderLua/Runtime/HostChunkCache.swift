@@ -22,7 +22,8 @@ enum HostChunkCache {
         // live local; Lua never keeps `ud`. Test: every spec file of scripts/tests (a worker
         // dumps the kit prelude once and undumps it for each later file).
         guard lua_dump(L, writer, Unmanaged.passUnretained(buffer).toOpaque(), 0) == 0,
-              !buffer.bytes.isEmpty else { return nil }
+            !buffer.bytes.isEmpty
+        else { return nil }
         return buffer.bytes
     }
 }

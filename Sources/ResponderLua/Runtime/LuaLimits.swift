@@ -15,14 +15,17 @@ public struct LuaLimits: Sendable, Equatable {
     /// The default wall-clock limit of every command, in seconds.
     public static let defaultTimeoutSeconds: Double = 60
     /// The CLI defaults: 1,000,000,000 instructions (sampled), 512 MiB and a 60 s timeout.
-    public static let defaults = LuaLimits(maxInstructions: 1_000_000_000, maxMemoryMiB: 512,
-                                           exactInstructions: false, timeoutSeconds: defaultTimeoutSeconds)
+    public static let defaults = LuaLimits(
+        maxInstructions: 1_000_000_000, maxMemoryMiB: 512,
+        exactInstructions: false, timeoutSeconds: defaultTimeoutSeconds)
     /// No limits at all (benchmarks, trusted host code).
     public static let unlimited = LuaLimits(maxInstructions: nil, maxMemoryMiB: nil)
 
     /// Limits with an explicitly chosen budget, counted exactly unless told otherwise.
-    public init(maxInstructions: Int64?, maxMemoryMiB: Int?, exactInstructions: Bool = true,
-                timeoutSeconds: Double? = nil) {
+    public init(
+        maxInstructions: Int64?, maxMemoryMiB: Int?, exactInstructions: Bool = true,
+        timeoutSeconds: Double? = nil
+    ) {
         self.maxInstructions = maxInstructions
         self.maxMemoryMiB = maxMemoryMiB
         self.exactInstructions = exactInstructions

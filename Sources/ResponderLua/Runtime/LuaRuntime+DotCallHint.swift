@@ -17,9 +17,10 @@ extension LuaRuntime {
         var caller = lua_Debug()
         var variable = receiver
         if lua_getstack(L, 1, &caller) != 0, lua_getinfo(L, "Sl", &caller) != 0, caller.currentline > 0,
-           let source = caller.source.map({ String(cString: $0) }), source.hasPrefix("@"),
-           let line = Self.sourceLine(String(source.dropFirst()), Int(caller.currentline)),
-           let found = Self.dotReceiver(in: line, method: name) {
+            let source = caller.source.map({ String(cString: $0) }), source.hasPrefix("@"),
+            let line = Self.sourceLine(String(source.dropFirst()), Int(caller.currentline)),
+            let found = Self.dotReceiver(in: line, method: name)
+        {
             variable = found
         }
         return "; use \(variable):\(name)(...) (a colon, not a dot)"
@@ -29,7 +30,9 @@ extension LuaRuntime {
     static func sourceLine(_ path: String, _ number: Int) -> String? {
         guard let file = fopen(path, "rb") else { return nil }
         defer { fclose(file) }
-        var line = 1, bytes: [UInt8] = [], read = 0
+        var line = 1
+        var bytes: [UInt8] = []
+        var read = 0
         while true {
             let c = getc(file)
             if c == EOF { break }
@@ -50,7 +53,8 @@ extension LuaRuntime {
 
     /// `root` in a line containing `root.handleEvent(` (or `self.root.handleEvent(`: `self.root`).
     static func dotReceiver(in line: String, method: String) -> String? {
-        let chars = Array(line), needle = Array("." + method)
+        let chars = Array(line)
+        let needle = Array("." + method)
         guard chars.count >= needle.count else { return nil }
         var at: Int?
         for start in 0...(chars.count - needle.count) where Array(chars[start..<start + needle.count]) == needle {

@@ -1,8 +1,9 @@
 import CLua
-#if canImport(Glibc)
-import Glibc
-#endif
 import CLuaShim
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A Swift function callable from Lua through the C trampoline: returns the number of
 /// results, or `LUASHIM_RAISE` with the error value on top of the stack. It must never call a
@@ -136,8 +137,11 @@ public final class LuaRuntime {
             // a limit swallowed by a script's own pcall still ends the script
             let c = control.pointee
             if c.limit > 0 && c.memoryExceeded != 0 && luashim_memory_limit_stands(L) != 0
-                || c.budgetExceeded != 0 || c.timedOut != 0 {
-                let message = c.timedOut != 0 ? "time limit exceeded"
+                || c.budgetExceeded != 0 || c.timedOut != 0
+            {
+                let message =
+                    c.timedOut != 0
+                    ? "time limit exceeded"
                     : c.budgetExceeded != 0 ? "instruction limit exceeded" : "not enough memory"
                 luashim_pop(L, nresults == LUA_MULTRET ? 0 : nresults)
                 control.pointee.limitRaised = 1
@@ -185,21 +189,26 @@ public final class LuaRuntime {
         lua_setfield(L, luashim_registryindex(), "responder.lastTraceback")
         if c.limitRaised != 0 || status == LUA_ERRMEM {
             if c.timedOut != 0 {
-                let text = luashim_timeout_message(L).map { String(cString: $0) }
+                let text =
+                    luashim_timeout_message(L).map { String(cString: $0) }
                     ?? "time limit exceeded (\(LuaLimits.describe(seconds: limits.timeoutSeconds ?? 0))); raise it with --timeout SECONDS"
                 return LuaFailure(kind: .timeout, message: text, traceback: traceback)
             }
             if c.budgetExceeded != 0 {
                 let n = limits.maxInstructions ?? 0
-                return LuaFailure(kind: .instructionLimit,
-                                  message: "\(locationPrefix(of: message))instruction limit exceeded (\(n) instructions); raise it with --max-instructions N",
-                                  traceback: traceback)
+                return LuaFailure(
+                    kind: .instructionLimit,
+                    message:
+                        "\(locationPrefix(of: message))instruction limit exceeded (\(n) instructions); raise it with --max-instructions N",
+                    traceback: traceback)
             }
             if c.memoryExceeded != 0 || status == LUA_ERRMEM {
                 let mib = limits.maxMemoryMiB ?? 0
-                return LuaFailure(kind: .memoryLimit,
-                                  message: "\(firstScriptLocation(in: traceback))memory limit exceeded (\(mib) MiB); raise it with --max-memory MiB",
-                                  traceback: traceback)
+                return LuaFailure(
+                    kind: .memoryLimit,
+                    message:
+                        "\(firstScriptLocation(in: traceback))memory limit exceeded (\(mib) MiB); raise it with --max-memory MiB",
+                    traceback: traceback)
             }
             if message.hasSuffix("interrupted!") {
                 return LuaFailure(kind: .interrupted, message: "interrupted!", traceback: traceback)
@@ -298,7 +307,8 @@ public final class LuaRuntime {
     static let chunkLoaded: LuaSwiftFunction = { L in
         let rt = LuaRuntime.of(L)
         guard let coverage = rt.coverage, let chunkname = rt.string(at: 2), let path = rt.string(at: 3),
-              case .success(let bytes) = FileText.read(path) else { return 0 }
+            case .success(let bytes) = FileText.read(path)
+        else { return 0 }
         lua_settop(L, 1)
         coverage.registerChunk(rt, chunkname: chunkname, bytes: bytes)
         return 0
@@ -381,7 +391,8 @@ public final class LuaRuntime {
                     $0.withMemoryRebound(to: CChar.self, capacity: Int(LUA_IDSIZE)) { short in
                         // every dispatch asks: reuse the last chunk's name when it is the same
                         if let cached = lastSource, cached.pointer == ar.source,
-                           cached.bytes.withUnsafeBufferPointer({ strcmp($0.baseAddress!, short) == 0 }) {
+                            cached.bytes.withUnsafeBufferPointer({ strcmp($0.baseAddress!, short) == 0 })
+                        {
                             return cached.name
                         }
                         let name = String(cString: short)
