@@ -50,22 +50,9 @@ extension Node {
     ///
     /// The walk is iterative (any depth). A node's children are read after `body` ran for it.
     public func forEachInSubtree(_ body: (Node) throws -> Void) rethrows {
-        try body(self)
-        // one frame per level: the children array (as read after `body` ran for its parent)
-        // and the position of the next child to visit
-        var frames: [(children: [Node], next: Int)] = []
-        if !children.isEmpty { frames.append((children, 0)) }
-        while let top = frames.indices.last {
-            let position = frames[top].next
-            guard position < frames[top].children.count else {
-                frames.removeLast()
-                continue
-            }
-            frames[top].next = position + 1
-            let node = frames[top].children[position]
+        try forEachInSubtreeUntil { node in
             try body(node)
-            let children = node.children
-            if !children.isEmpty { frames.append((children, 0)) }
+            return false
         }
     }
 
@@ -116,8 +103,12 @@ extension Node {
     }
 
     /// ``forEachInSubtree(_:)`` that stops when `body` returns true.
-    private func forEachInSubtreeUntil(_ body: (Node) -> Bool) {
-        if body(self) { return }
+    ///
+    /// The walk is iterative (any depth). A node's children are read after `body` ran for it.
+    private func forEachInSubtreeUntil(_ body: (Node) throws -> Bool) rethrows {
+        if try body(self) { return }
+        // one frame per level: the children array (as read after `body` ran for its parent)
+        // and the position of the next child to visit
         var frames: [(children: [Node], next: Int)] = []
         if !children.isEmpty { frames.append((children, 0)) }
         while let top = frames.indices.last {
@@ -128,7 +119,7 @@ extension Node {
             }
             frames[top].next = position + 1
             let node = frames[top].children[position]
-            if body(node) { return }
+            if try body(node) { return }
             let children = node.children
             if !children.isEmpty { frames.append((children, 0)) }
         }
