@@ -406,7 +406,7 @@ void *luashim_to_object(lua_State *L, int idx, int mtref) {
 
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
 #include <malloc.h>
-size_t luashim_heap_in_use(void) { struct mallinfo2 mi = mallinfo2(); return mi.uordblks; }
+size_t luashim_heap_in_use(void) { struct mallinfo2 mi = mallinfo2(); return mi.uordblks + mi.hblkhd; }
 #else
 size_t luashim_heap_in_use(void) { return 0; }
 #endif

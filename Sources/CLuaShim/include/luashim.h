@@ -234,7 +234,8 @@ void luashim_write_stderr(const char *s, size_t n);
 void luashim_write_stdout(const char *s, size_t n);
 void luashim_flush_stdout(void);
 int luashim_isatty(int fd);
-/** Bytes allocated on the C heap (glibc's mallinfo2), for memory measurements; 0 where the C
+/** Bytes allocated on the C heap (glibc's mallinfo2: arena chunks plus mmapped blocks, which
+ *  large arrays and tables get), for memory measurements; 0 where the C
  *  library has no mallinfo2 (macOS, musl). */
 size_t luashim_heap_in_use(void);
 #endif
