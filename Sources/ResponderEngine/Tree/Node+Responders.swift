@@ -47,7 +47,7 @@ extension Node {
                           id: String? = nil) -> Publisher {
         let publisher = Publisher(type: type, destination: destination, id: id, node: self)
         publisher.sequence = nextPublishingSequence()
-        publishers.append(publisher)
+        ensureExtras().publishers.append(publisher)
         memory.charge(publisher.cost)
         return publisher
     }
@@ -64,7 +64,7 @@ extension Node {
                           body: @escaping SubscriberBody) -> Subscriber {
         let subscriber = Subscriber(type: type, id: id, location: location, node: self, body: body)
         subscriber.sequence = nextPublishingSequence()
-        subscribers.append(subscriber)
+        ensureExtras().subscribers.append(subscriber)
         memory.charge(subscriber.cost)
         return subscriber
     }
@@ -83,13 +83,14 @@ extension Node {
     /// ``TapAction/Action/triggerProduced(_:)`` action.
     public func onTapGesture(count: Int = 1, action: TapAction.Action, id: String? = nil,
                              isHidden: Bool = false) {
-        tapActions.append(TapAction(count: count, action: action, id: id, isHidden: isHidden))
+        ensureExtras().tapActions.append(TapAction(count: count, action: action, id: id, isHidden: isHidden))
         memory.charge(TapAction.cost)
     }
 
     /// Removes the tap actions with identifier `id`.
     public func removeTapAction(id: String) {
-        tapActions.removeAll {
+        guard let extras else { return }
+        extras.tapActions.removeAll {
             guard $0.id == id else { return false }
             memory.release(TapAction.cost)
             return true
@@ -98,7 +99,8 @@ extension Node {
 
     /// Removes every tap action.
     public func removeTapActions() {
-        memory.release(tapActions.count * TapAction.cost)
-        tapActions.removeAll()
+        guard let extras else { return }
+        memory.release(extras.tapActions.count * TapAction.cost)
+        extras.tapActions.removeAll()
     }
 }
