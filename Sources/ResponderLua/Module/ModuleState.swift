@@ -381,13 +381,26 @@ package final class ModuleState {
 }
 
 /// The user-value slots of a node's userdata. They mirror the tree for Lua's collector:
-/// holding any node keeps its whole tree reachable, and closures stored here that capture their
-/// own node form a pure Lua cycle the collector can free.
+/// holding any node keeps its whole tree reachable, and closures stored with the node that
+/// capture their own node form a pure Lua cycle the collector can free.
+///
+/// Three slots keep the userdata block at 112 bytes (each slot is 16): the parent shares slot 1
+/// with the node's data table, which most nodes never get. Slot 1 holds the parent's userdata
+/// (or nil) until the node keeps Lua data (a responder's function, kit data, `props`); from
+/// then on it holds the data table, and the parent lives in that table at ``parentKey``.
 package enum NodeSlot {
-    static let parent: Int32 = 1
+    /// The parent's userdata or nil, or the data table (see above).
+    static let parentOrData: Int32 = 1
     static let firstChild: Int32 = 2
     static let nextSibling: Int32 = 3
+    static let count: Int32 = 3
+    /// Where the data table keeps the parent (negative keys: `luaL_ref` never makes them).
+    static let parentKey: lua_Integer = -1
+    /// Where the data table keeps the `props` table.
+    static let propsKey: lua_Integer = -2
+    /// ``ModuleState/pushNodeTable(_:_:)`` for the node's `props` table.
     package static let props: Int32 = 4
+    /// ``ModuleState/pushNodeTable(_:_:)`` for the node's data table: stored functions (by
+    /// `luaL_ref` slot) and string-keyed host data such as the kit's.
     package static let functions: Int32 = 5
-    static let count: Int32 = 5
 }
