@@ -6,7 +6,7 @@ extension Node {
     @discardableResult
     public func addResponder(_ entry: ResponderEntry) -> ResponderEntry {
         responders.append(entry)
-        memory.charge(entry.cost)
+        meter?.charge(entry.cost)
         return entry
     }
 
@@ -19,7 +19,7 @@ extension Node {
         for entry in responders where entry.id == id {
             entry.isRemoved = true
             removed = true
-            memory.release(entry.cost)
+            meter?.release(entry.cost)
         }
         if removed { responders.removeAll { $0.isRemoved } }
         return removed
@@ -32,7 +32,7 @@ extension Node {
         guard let index = responders.firstIndex(where: { $0 === entry }) else { return false }
         entry.isRemoved = true
         responders.remove(at: index)
-        memory.release(entry.cost)
+        meter?.release(entry.cost)
         return true
     }
 
@@ -48,7 +48,7 @@ extension Node {
         let publisher = Publisher(type: type, destination: destination, id: id, node: self)
         publisher.sequence = nextPublishingSequence()
         ensureExtras().publishers.append(publisher)
-        memory.charge(publisher.cost)
+        charge(publisher.cost)
         return publisher
     }
 
@@ -65,7 +65,7 @@ extension Node {
         let subscriber = Subscriber(type: type, id: id, location: location, node: self, body: body)
         subscriber.sequence = nextPublishingSequence()
         ensureExtras().subscribers.append(subscriber)
-        memory.charge(subscriber.cost)
+        charge(subscriber.cost)
         return subscriber
     }
 
@@ -84,7 +84,7 @@ extension Node {
     public func onTapGesture(count: Int = 1, action: TapAction.Action, id: String? = nil,
                              isHidden: Bool = false) {
         ensureExtras().tapActions.append(TapAction(count: count, action: action, id: id, isHidden: isHidden))
-        memory.charge(TapAction.cost)
+        charge(TapAction.cost)
     }
 
     /// Removes the tap actions with identifier `id`.
@@ -92,7 +92,7 @@ extension Node {
         guard let extras else { return }
         extras.tapActions.removeAll {
             guard $0.id == id else { return false }
-            memory.release(TapAction.cost)
+            release(TapAction.cost)
             return true
         }
     }
@@ -100,7 +100,7 @@ extension Node {
     /// Removes every tap action.
     public func removeTapActions() {
         guard let extras else { return }
-        memory.release(extras.tapActions.count * TapAction.cost)
+        release(extras.tapActions.count * TapAction.cost)
         extras.tapActions.removeAll()
     }
 }

@@ -16,12 +16,15 @@ public final class Node: CustomStringConvertible {
         set {
             let oldValue = extras?.id
             guard newValue != nil || oldValue != nil else { return }
-            memory.release(MemoryMeter.Cost.string(oldValue ?? ""))
-            memory.charge(MemoryMeter.Cost.string(newValue ?? ""))
-            ensureExtras().id = newValue
+            let extras = ensureExtras()
+            release(MemoryMeter.Cost.string(oldValue ?? ""))
+            charge(MemoryMeter.Cost.string(newValue ?? ""))
+            extras.id = newValue
         }
     }
     /// An opaque slot for the bridge (e.g. the kind of node it made). The engine never reads it.
+    /// Setting it to a value other than 0 gives the node its extras (about 100 bytes): for a
+    /// value every node has, use ``hostKey``.
     public var host: Int {
         get { extras?.host ?? 0 }
         set { if newValue != 0 || extras != nil { ensureExtras().host = newValue } }
@@ -68,10 +71,14 @@ public final class Node: CustomStringConvertible {
     }
     /// The world whose mounted tree contains this node, or `nil`.
     public internal(set) weak var world: World?
-    /// The memory charged for this node and everything it holds (entries, publishers,
-    /// subscribers, tap actions, host data attached with ``chargeMemory(_:)``); given back when
-    /// the node goes away.
-    var memory: MemoryAccount
+    /// The meter charged for this node and everything it holds; given back when the node goes
+    /// away. What is charged is not stored on the node itself (see ``chargedBytes``): the node's
+    /// own cost and its responder entries' are known from the node, and the rest (id, extras,
+    /// publishers, subscribers, tap actions, host data) is counted in the extras.
+    let meter: MemoryMeter?
+    /// A second opaque slot for the bridge, without extras (e.g. the index of the node's entry
+    /// in the bridge's identity cache). The engine never reads it.
+    public var hostKey = 0
     /// What most nodes never set (id, host slot, safety settings, publishers, subscribers, tap
     /// actions), made on first need so that a plain node stays small (see ``cost``).
     private(set) var extras: NodeExtras?
@@ -83,15 +90,33 @@ public final class Node: CustomStringConvertible {
     ///   - meter: The meter charged for the node and what it will hold (see ``MemoryMeter``).
     public init(name: String, id: String? = nil, meter: MemoryMeter? = nil) {
         self.name = name
-        self.memory = MemoryAccount(meter)
-        memory.charge(Self.cost + MemoryMeter.Cost.string(name))
+        self.meter = meter
+        meter?.charge(ownCost)
         if id != nil { self.id = id }
     }
 
     /// Estimated bytes of a node object without extras (name 16, parent link, children,
-    /// responders, world, memory account 16, extras: 72 bytes stored) and its slot in a
-    /// parent's children.
+    /// responders, world, meter, extras, host key: 72 bytes stored) and its slot in a parent's
+    /// children.
     static let cost = MemoryMeter.Cost.object(72) + MemoryMeter.Cost.arraySlot
+
+    /// What the node itself is charged: ``cost`` and its name's storage.
+    private var ownCost: Int { Self.cost + MemoryMeter.Cost.string(name) }
+
+    /// Charges `bytes` kept in the extras (which are made when needed).
+    func charge(_ bytes: Int) {
+        guard let meter else { return }
+        ensureExtras().bytes &+= bytes
+        meter.charge(bytes)
+    }
+
+    /// Releases `bytes` charged with ``charge(_:)`` (never more than were).
+    func release(_ bytes: Int) {
+        guard let meter, let extras else { return }
+        let amount = min(bytes, extras.bytes)
+        extras.bytes &-= amount
+        meter.release(amount)
+    }
 
     /// The node's extras, made (and charged) on first need.
     @inline(__always)
@@ -104,20 +129,29 @@ public final class Node: CustomStringConvertible {
     private func makeExtras() -> NodeExtras {
         let made = NodeExtras()
         extras = made
-        memory.charge(NodeExtras.cost)
+        if let meter {
+            made.bytes = NodeExtras.cost
+            meter.charge(NodeExtras.cost)
+        }
         return made
     }
 
     /// Charges `bytes` that the host keeps for this node (released with the node).
-    public func chargeMemory(_ bytes: Int) { memory.charge(bytes) }
+    public func chargeMemory(_ bytes: Int) { charge(bytes) }
 
     /// Releases `bytes` charged earlier with ``chargeMemory(_:)``.
-    public func releaseMemory(_ bytes: Int) { memory.release(bytes) }
+    public func releaseMemory(_ bytes: Int) { release(bytes) }
 
     /// The bytes currently charged for this node and what it holds.
-    public var chargedBytes: Int { memory.bytes }
+    public var chargedBytes: Int {
+        guard meter != nil else { return 0 }
+        var bytes = ownCost + (extras?.bytes ?? 0)
+        for entry in responders { bytes += entry.cost }
+        return bytes
+    }
 
     deinit {
+        if let meter { meter.release(chargedBytes) }
         // Releasing the children array would release each child, whose deinit releases its own
         // children, and so on: a deep chain would overflow the stack. Instead, every child that
         // is about to die (no other owner) gives its children to one worklist first, so no
@@ -232,8 +266,10 @@ final class NodeExtras {
     var publishers: [Publisher] = []
     var subscribers: [Subscriber] = []
     var tapActions: [TapAction] = []
+    /// The bytes charged for the node's id, these extras and what they hold (see ``Node/charge(_:)``).
+    var bytes = 0
 
-    /// Estimated bytes: the object (id 16, host, the two settings, three lists: 56 bytes stored)
+    /// Estimated bytes: the object (id 16, host, the two settings, three lists, bytes: 64 bytes stored)
     /// and the side table the weak node links of publishers and subscribers give the node.
-    static let cost = MemoryMeter.Cost.object(56) + MemoryMeter.Cost.object(16)
+    static let cost = MemoryMeter.Cost.object(64) + MemoryMeter.Cost.object(16)
 }
