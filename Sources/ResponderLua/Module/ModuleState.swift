@@ -55,8 +55,17 @@ package final class ModuleState {
     var kindLabels: [String] = []
     /// The extension plugged into the module (the pattern kit), if any.
     package let moduleExtension: (any ModuleExtension)?
-    /// Registry reference of the weak-valued identity cache (lightuserdata → userdata).
+    /// Registry reference of the weak-valued identity cache (lightuserdata → userdata) of every
+    /// kind but nodes, and of the nodes with an id (for ``cachedNode(_:)``).
     var cacheRef: Int32 = LUA_NOREF
+    /// Registry reference of the weak-valued identity cache of nodes: a list (Lua keeps it in a
+    /// table's array part, 16 bytes an entry where an address key takes 24) indexed by the key
+    /// each node's userdata owns; the node keeps that key in `Node.hostKey`.
+    var nodeCacheRef: Int32 = LUA_NOREF
+    /// Node cache keys given back by finalized userdata, to reuse.
+    private var freeNodeKeys: [lua_Integer] = []
+    /// The largest node cache key handed out so far.
+    private var lastNodeKey: lua_Integer = 0
     /// True while `lua_close` runs the last finalizers (see ``retained(_:)``).
     var closing = false
     private var closingRetains: [UnsafeMutableRawPointer] = []
@@ -181,16 +190,64 @@ package final class ModuleState {
         for p in list { Unmanaged<AnyObject>.fromOpaque(p).release() }
     }
 
-    /// Pushes the cached userdata of `object` if it exists; returns false otherwise (nothing pushed).
-    package func pushIfCached(_ object: AnyObject) -> Bool {
-        let key = Unmanaged.passUnretained(object).toOpaque()
-        lua_rawgeti(L, luashim_registryindex(), lua_Integer(cacheRef))
-        if lua_rawgetp(L, -1, key) != LUA_TNIL {
+    /// Pushes the cached userdata of `node` if it exists; returns false otherwise (nothing pushed).
+    ///
+    /// Lifetime proof for the node cache: a key belongs to the userdata it was made for from
+    /// then until that userdata's `__gc` gives it back (``nodeFinalized(_:key:)``); the cache has
+    /// weak values, so its entry at a key is that userdata while it lives and nil afterwards
+    /// (Lua clears weak values before running finalizers). `node.hostKey` names the key of the
+    /// node's newest userdata, and the finalizer clears it when it gives that key back (the
+    /// node is alive then: the userdata still holds its retain). So the entry at `node.hostKey`
+    /// is nil or the node's own userdata; the payload is compared anyway, so that a node pushed
+    /// into two Lua states (each with its own keys) only loses identity, never safety.
+    /// Test: "objects a __gc metamethod resurrects" in scripts/tests/safety/lifetimes_spec.lua.
+    package func pushIfCached(_ node: Node) -> Bool {
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(nodeCacheRef))
+        let key = lua_Integer(node.hostKey)
+        if key != 0, lua_rawgeti(L, -1, key) == LUA_TUSERDATA,
+           let p = lua_touserdata(L, -1)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self),
+           p.pointee == Unmanaged.passUnretained(node).toOpaque() {
             luashim_remove(L, -2)
             return true
         }
-        luashim_pop(L, 2)
+        lua_settop(L, lua_gettop(L) - (key != 0 ? 2 : 1))
         return false
+    }
+
+    /// Pushes the userdata of `node`, the cached one or a new one.
+    private func pushNode(_ node: Node) {
+        if pushIfCached(node) { return }
+        let key: lua_Integer
+        if let free = freeNodeKeys.popLast() {
+            key = free
+        } else {
+            lastNodeKey += 1
+            key = lastNodeKey
+        }
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(nodeCacheRef))
+        luashim_push_keyed_object(L, retained(node), metatable(.node), NodeSlot.count, key)
+        lua_pushvalue(L, -1)
+        lua_rawseti(L, -3, key)
+        luashim_remove(L, -2)
+        node.hostKey = Int(key)
+        if node.id != nil { cacheForID(node, at: -1) }
+    }
+
+    /// Records the userdata at `index` of `node` (which has an id) where ``cachedNode(_:)``
+    /// finds it.
+    func cacheForID(_ node: Node, at index: Int32) {
+        let idx = lua_absindex(L, index)
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(cacheRef))
+        lua_pushvalue(L, idx)
+        lua_rawsetp(L, -2, Unmanaged.passUnretained(node).toOpaque())
+        luashim_pop(L, 1)
+    }
+
+    /// Called by a node userdata's `__gc` (with the node still retained): gives back its cache key.
+    func nodeFinalized(_ node: Node, key: lua_Integer) {
+        guard key != 0 else { return }
+        if node.hostKey == Int(key) { node.hostKey = 0 }
+        freeNodeKeys.append(key)
     }
 
     /// The object held by the userdata at `index` when it is of `kind` (the userdata retains it,
@@ -262,7 +319,7 @@ package final class ModuleState {
     /// Pushes a node (or nil).
     package func push(_ node: Node?) {
         guard let node else { lua_pushnil(L); return }
-        push(node, .node, uservalues: NodeSlot.count)
+        pushNode(node)
     }
 
     /// Pushes a new Lua list (a sequence table) of `nodes`, in order.

@@ -200,13 +200,19 @@ public enum ResponderModule {
         lua_setfield(L, -2, "__mode")
         lua_setmetatable(L, -2)
         m.cacheRef = luaL_ref(L, luashim_registryindex())
+        luashim_newtable(L)
+        luashim_newtable(L)
+        runtime.pushString("v")
+        lua_setfield(L, -2, "__mode")
+        lua_setmetatable(L, -2)
+        m.nodeCacheRef = luaL_ref(L, luashim_registryindex())
 
         m.metatables = Array(repeating: LUA_NOREF, count: ObjectKind.firstExtensionValue)
         m.kindLabels = Array(repeating: "", count: ObjectKind.firstExtensionValue)
         m.makeMetatable(kind: .node,
                         fields: [("__newindex", NodeBinding.newindex), ("__tostring", NodeBinding.tostring),
-                                 ("__call", NodeBinding.call)],
-                        index: NodeBinding.get, methods: [("add", NodeBinding.add)])
+                                 ("__call", NodeBinding.call), ("__gc", NodeBinding.gc)],
+                        index: NodeBinding.get, methods: [("add", NodeBinding.add)], finalizer: false)
         m.makeMetatable(kind: .value,
                         fields: [("__newindex", ValueBinding.newindex), ("__tostring", ValueBinding.tostring),
                                  ("__pairs", ValueBinding.pairs)],
