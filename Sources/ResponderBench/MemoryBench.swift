@@ -47,11 +47,22 @@ func memoryPerNode(count: Int) -> (ours: Double, plain: Double) {
     return (ours, plain)
 }
 
+/// ``memoryPerNode(count:)`` run `runs` times (both sides each time).
+func memoryPerNodeSamples(count: Int, runs: Int) -> (ours: Samples, plain: Samples) {
+    var ours = Samples(), plain = Samples()
+    for _ in 0..<runs {
+        let m = memoryPerNode(count: count)
+        ours.add(m.ours)
+        plain.add(m.plain)
+    }
+    return (ours, plain)
+}
+
 /// Where the bytes of ``memoryPerNode(count:)`` go: the Swift node alone (the heap growth of
 /// `count` detached nodes, and the heap growth of `count` nodes built in Swift in groups of
 /// 1000, children arrays included), so the Lua side is the rest. `--only memory` prints it.
 func memoryBreakdown(count: Int) -> [Row] {
-    let m = memoryPerNode(count: count)
+    let m = memoryPerNodeSamples(count: count, runs: 3)
     var loose: [Node] = []
     loose.reserveCapacity(count)
     var before = heapInUse()
@@ -73,11 +84,12 @@ func memoryBreakdown(count: Int) -> [Row] {
     withExtendedLifetime((keep, root)) {}
     return [
         Row(name: "memory per node, \(count) nodes built from Lua, vs a plain table node",
-            ours: "\(fmt(m.ours, 1)) B", reference: "\(fmt(m.plain, 1)) B", ratio: m.ours / m.plain, goal: "≤ 1.0×"),
+            ours: m.ours.text(1, "B", 1), reference: m.plain.text(1, "B", 1), ratio: m.ours.median / m.plain.median,
+            goal: "≤ 1.0×"),
         Row(name: "Swift node alone (heap chunk)", ours: "\(fmt(block, 1)) B", reference: "", ratio: nil, goal: ""),
         Row(name: "Swift side per node (node + children slot), built in Swift", ours: "\(fmt(swiftOnly, 1)) B",
             reference: "", ratio: nil, goal: ""),
-        Row(name: "Lua side per node (the rest, keep slot included)", ours: "\(fmt(m.ours - swiftOnly, 1)) B",
+        Row(name: "Lua side per node (the rest, keep slot included)", ours: "\(fmt(m.ours.median - swiftOnly, 1)) B",
             reference: "", ratio: nil, goal: ""),
     ]
 }
