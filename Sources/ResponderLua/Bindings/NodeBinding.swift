@@ -177,7 +177,7 @@ package enum NodeBinding: ModuleBinding {
 
     static let find: LuaSwiftFunction = { L in
         selectorCall(L, "find") { m, node, selector in
-            m.push(node.find(selector, index: m.nodeIndex, work: m.world.work))
+            m.pushFound(node.find(selector, index: m.nodeIndex, work: m.world.work))
         }
     }
 

@@ -233,6 +233,25 @@ package final class ModuleState {
         if node.id != nil { cacheForID(node, at: -1) }
     }
 
+    /// Pushes a node `find` returned: a node found by id through the address-keyed cache that
+    /// ``cachedNode(_:)`` just read (its entry is still in the processor's cache, where the node
+    /// list's may not be), any other as ``push(_:)-(Node?)`` does.
+    func pushFound(_ node: Node?) {
+        if let node, node.id != nil {
+            let key = Unmanaged.passUnretained(node).toOpaque()
+            lua_rawgeti(L, luashim_registryindex(), lua_Integer(cacheRef))
+            // an entry is a live userdata holding the node at that address (see `cachedNode`)
+            if lua_rawgetp(L, -1, key) == LUA_TUSERDATA,
+               let p = lua_touserdata(L, -1)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self),
+               p.pointee == key {
+                luashim_remove(L, -2)
+                return
+            }
+            luashim_pop(L, 2)
+        }
+        push(node)
+    }
+
     /// Records the userdata at `index` of `node` (which has an id) where ``cachedNode(_:)``
     /// finds it.
     func cacheForID(_ node: Node, at index: Int32) {
