@@ -394,6 +394,23 @@ void luashim_push_object(lua_State *L, void *ptr, int mtref, int nuv) {
     lua_setmetatable(L, -2);
 }
 
+/* [-0, +1, m] */
+void luashim_push_keyed_object(lua_State *L, void *ptr, int mtref, int nuv, lua_Integer key) {
+    void **p = (void **)lua_newuserdatauv(L, sizeof(void *) + sizeof(lua_Integer), nuv);
+    p[0] = ptr;
+    memcpy(p + 1, &key, sizeof key);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, mtref);
+    lua_setmetatable(L, -2);
+}
+
+/* [-0, +0, -] */
+lua_Integer luashim_object_key(lua_State *L, int idx) {
+    void **p = (void **)lua_touserdata(L, idx);
+    lua_Integer key = 0;
+    if (p != NULL && lua_rawlen(L, idx) == sizeof(void *) + sizeof(lua_Integer)) memcpy(&key, p + 1, sizeof key);
+    return key;
+}
+
 /* [-0, +0, -] */
 void *luashim_to_object(lua_State *L, int idx, int mtref) {
     void **p = (void **)lua_touserdata(L, idx);
@@ -406,7 +423,7 @@ void *luashim_to_object(lua_State *L, int idx, int mtref) {
 
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
 #include <malloc.h>
-size_t luashim_heap_in_use(void) { struct mallinfo2 mi = mallinfo2(); return mi.uordblks; }
+size_t luashim_heap_in_use(void) { struct mallinfo2 mi = mallinfo2(); return mi.uordblks + mi.hblkhd; }
 #else
 size_t luashim_heap_in_use(void) { return 0; }
 #endif

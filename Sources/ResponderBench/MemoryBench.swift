@@ -1,4 +1,5 @@
 import CLuaShim
+import ResponderEngine
 import ResponderKit
 import ResponderLua
 
@@ -48,4 +49,58 @@ func memoryPerNode(count: Int) -> (ours: Double, plain: Double) {
         end
         """)
     return (ours, plain)
+}
+
+/// ``memoryPerNode(count:)`` run `runs` times (both sides each time).
+func memoryPerNodeSamples(count: Int, runs: Int) -> (ours: Samples, plain: Samples) {
+    var ours = Samples()
+    var plain = Samples()
+    for _ in 0..<runs {
+        let m = memoryPerNode(count: count)
+        ours.add(m.ours)
+        plain.add(m.plain)
+    }
+    return (ours, plain)
+}
+
+/// Where the bytes of ``memoryPerNode(count:)`` go: the Swift node alone (the heap growth of
+/// `count` detached nodes, and the heap growth of `count` nodes built in Swift in groups of
+/// 1000, children arrays included), so the Lua side is the rest. `--only memory` prints it.
+func memoryBreakdown(count: Int) -> [Row] {
+    let m = memoryPerNodeSamples(count: count, runs: 3)
+    var loose: [Node] = []
+    loose.reserveCapacity(count)
+    var before = heapInUse()
+    for _ in 0..<count { loose.append(Node(name: "Node")) }
+    let block = Double(heapInUse() - before) / Double(count)
+    loose = []
+    before = heapInUse()
+    var keep: [Node] = []
+    keep.reserveCapacity(count)
+    let root = Node(name: "Root")
+    var group = root
+    for i in 0..<count {
+        if i % 1000 == 0 {
+            group = Node(name: "Group")
+            try? root.add(group)
+        }
+        let n = Node(name: "Node")
+        try? group.add(n)
+        keep.append(n)
+    }
+    let swiftOnly = Double(heapInUse() - before - count * 8) / Double(count)
+    withExtendedLifetime((keep, root)) {}
+    return [
+        Row(
+            name: "memory per node, \(count) nodes built from Lua, vs a plain table node",
+            ours: m.ours.text(1, "B", 1), reference: m.plain.text(1, "B", 1), ratio: m.ours.median / m.plain.median,
+            goal: "≤ 1.0×"),
+        Row(name: "Swift node alone (heap chunk)", ours: "\(fmt(block, 1)) B", reference: "", ratio: nil, goal: ""),
+        Row(
+            name: "Swift side per node (node + children slot), built in Swift", ours: "\(fmt(swiftOnly, 1)) B",
+            reference: "", ratio: nil, goal: ""),
+        Row(
+            name: "Lua side per node (the rest, keep slot included)", ours: "\(fmt(m.ours.median - swiftOnly, 1)) B",
+            reference: "", ratio: nil, goal: ""),
+    ]
 }

@@ -20,7 +20,8 @@ let responder =
         return "/" + dir + "/responder"
     }()
 
-/// `--only goals|purelua|dispatch|foundation|tools|explore` runs one section; `--all` adds the
+/// `--only goals|purelua|dispatch|foundation|tools|explore` runs one section (`--only memory`:
+/// just the memory per node, with where the bytes go); `--all` adds the
 /// explore section (about a minute) to the default run.
 let only = args.firstIndex(of: "--only").flatMap {
     args.index(after: $0) < args.endIndex ? args[args.index(after: $0)] : nil
@@ -41,6 +42,7 @@ if only == "state-loop" {
     // profiling aid: create many states
     for _ in 0..<20_000 { _ = try? Scenario.makeRuntime(ScenarioOptions(limits: .defaults)) }
 }
+if only == "memory" { printTable("Memory per node (issue 13)", memoryBreakdown(count: 1_000_000)) }
 if wanted("goals") { printTable("Goals of issue 13", goalsBench(responder: responder, quick: quick)) }
 if wanted("purelua") {
     printTable("Pure Lua under the sandbox (issue 14)", pureLuaBench(responder: responder, reps: quick ? 3 : 7))

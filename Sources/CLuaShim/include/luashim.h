@@ -211,6 +211,11 @@ void luashim_push_index(lua_State *L);
 /** Pushes a userdata holding a pointer, with the metatable found in the registry at integer
  *  key `mtref` and `nuv` user values. Never raises in host code (allocations there cannot fail). */
 void luashim_push_object(lua_State *L, void *ptr, int mtref, int nuv);
+/** Like luashim_push_object, with `key` stored after the pointer (a node's slot in the
+ *  identity cache, read back by luashim_object_key). */
+void luashim_push_keyed_object(lua_State *L, void *ptr, int mtref, int nuv, lua_Integer key);
+/** The key stored by luashim_push_keyed_object in the userdata at `idx` (0 for other userdata). */
+lua_Integer luashim_object_key(lua_State *L, int idx);
 /** The pointer held by the userdata at `idx` when its metatable is the registry's `mtref`, else NULL. */
 void *luashim_to_object(lua_State *L, int idx, int mtref);
 
@@ -234,7 +239,8 @@ void luashim_write_stderr(const char *s, size_t n);
 void luashim_write_stdout(const char *s, size_t n);
 void luashim_flush_stdout(void);
 int luashim_isatty(int fd);
-/** Bytes allocated on the C heap (glibc's mallinfo2), for memory measurements; 0 where the C
+/** Bytes allocated on the C heap (glibc's mallinfo2: arena chunks plus mmapped blocks, which
+ *  large arrays and tables get), for memory measurements; 0 where the C
  *  library has no mallinfo2 (macOS, musl). */
 size_t luashim_heap_in_use(void);
 #endif

@@ -6,7 +6,7 @@ extension Node {
     @discardableResult
     public func addResponder(_ entry: ResponderEntry) -> ResponderEntry {
         responders.append(entry)
-        memory.charge(entry.cost)
+        meter?.charge(entry.cost)
         return entry
     }
 
@@ -19,7 +19,7 @@ extension Node {
         for entry in responders where entry.id == id {
             entry.isRemoved = true
             removed = true
-            memory.release(entry.cost)
+            meter?.release(entry.cost)
         }
         if removed { responders.removeAll { $0.isRemoved } }
         return removed
@@ -32,7 +32,7 @@ extension Node {
         guard let index = responders.firstIndex(where: { $0 === entry }) else { return false }
         entry.isRemoved = true
         responders.remove(at: index)
-        memory.release(entry.cost)
+        meter?.release(entry.cost)
         return true
     }
 
@@ -49,8 +49,8 @@ extension Node {
     ) -> Publisher {
         let publisher = Publisher(type: type, destination: destination, id: id, node: self)
         publisher.sequence = nextPublishingSequence()
-        publishers.append(publisher)
-        memory.charge(publisher.cost)
+        ensureExtras().publishers.append(publisher)
+        charge(publisher.cost)
         return publisher
     }
 
@@ -68,8 +68,8 @@ extension Node {
     ) -> Subscriber {
         let subscriber = Subscriber(type: type, id: id, location: location, node: self, body: body)
         subscriber.sequence = nextPublishingSequence()
-        subscribers.append(subscriber)
-        memory.charge(subscriber.cost)
+        ensureExtras().subscribers.append(subscriber)
+        charge(subscriber.cost)
         return subscriber
     }
 
@@ -89,22 +89,24 @@ extension Node {
         count: Int = 1, action: TapAction.Action, id: String? = nil,
         isHidden: Bool = false
     ) {
-        tapActions.append(TapAction(count: count, action: action, id: id, isHidden: isHidden))
-        memory.charge(TapAction.cost)
+        ensureExtras().tapActions.append(TapAction(count: count, action: action, id: id, isHidden: isHidden))
+        charge(TapAction.cost)
     }
 
     /// Removes the tap actions with identifier `id`.
     public func removeTapAction(id: String) {
-        tapActions.removeAll {
+        guard let extras else { return }
+        extras.tapActions.removeAll {
             guard $0.id == id else { return false }
-            memory.release(TapAction.cost)
+            release(TapAction.cost)
             return true
         }
     }
 
     /// Removes every tap action.
     public func removeTapActions() {
-        memory.release(tapActions.count * TapAction.cost)
-        tapActions.removeAll()
+        guard let extras else { return }
+        release(extras.tapActions.count * TapAction.cost)
+        extras.tapActions.removeAll()
     }
 }

@@ -12,17 +12,33 @@ public final class Node: CustomStringConvertible {
     public let name: String
     /// The optional identifier used by `#id` selectors and in descriptions.
     public var id: String? {
-        didSet {
-            memory.release(MemoryMeter.Cost.string(oldValue ?? ""))
-            memory.charge(MemoryMeter.Cost.string(id ?? ""))
+        get { extras?.id }
+        set {
+            let oldValue = extras?.id
+            guard newValue != nil || oldValue != nil else { return }
+            let extras = ensureExtras()
+            release(MemoryMeter.Cost.string(oldValue ?? ""))
+            charge(MemoryMeter.Cost.string(newValue ?? ""))
+            extras.id = newValue
         }
     }
-    /// An opaque slot for the bridge (e.g. a Lua registry reference). The engine never reads it.
-    public var host: Int = 0
+    /// An opaque slot for the bridge (e.g. the kind of node it made). The engine never reads it.
+    /// Setting it to a value other than 0 gives the node its extras (about 100 bytes): for a
+    /// value every node has, use ``hostKey``.
+    public var host: Int {
+        get { extras?.host ?? 0 }
+        set { if newValue != 0 || extras != nil { ensureExtras().host = newValue } }
+    }
     /// The safety level set on this node for its subtree, or `nil` to inherit.
-    public var safetyLevel: SafetyLevel?
+    public var safetyLevel: SafetyLevel? {
+        get { extras?.safetyLevel }
+        set { if newValue != nil || extras != nil { ensureExtras().safetyLevel = newValue } }
+    }
     /// The explicit-responder requirement set on this node for its subtree, or `nil` to inherit.
-    public var requireExplicitResponders: Bool?
+    public var requireExplicitResponders: Bool? {
+        get { extras?.requireExplicitResponders }
+        set { if newValue != nil || extras != nil { ensureExtras().requireExplicitResponders = newValue } }
+    }
 
     /// The parent, or `nil` for a root. Not owning; cleared when the parent goes away.
     public internal(set) var parent: Node? {
@@ -39,17 +55,33 @@ public final class Node: CustomStringConvertible {
     /// The responder list in registration order.
     @exclusivity(unchecked) public internal(set) var responders: [ResponderEntry] = []
     /// Publishers created on this node, in creation order.
-    public internal(set) var publishers: [Publisher] = []
+    public internal(set) var publishers: [Publisher] {
+        get { extras?.publishers ?? [] }
+        set { ensureExtras().publishers = newValue }
+    }
     /// Subscribers registered on this node, in registration order.
-    public internal(set) var subscribers: [Subscriber] = []
+    public internal(set) var subscribers: [Subscriber] {
+        get { extras?.subscribers ?? [] }
+        set { ensureExtras().subscribers = newValue }
+    }
     /// Tap actions, in registration order.
-    public internal(set) var tapActions: [TapAction] = []
+    public internal(set) var tapActions: [TapAction] {
+        get { extras?.tapActions ?? [] }
+        set { ensureExtras().tapActions = newValue }
+    }
     /// The world whose mounted tree contains this node, or `nil`.
     public internal(set) weak var world: World?
-    /// The memory charged for this node and everything it holds (entries, publishers,
-    /// subscribers, tap actions, host data attached with ``chargeMemory(_:)``); given back when
-    /// the node goes away.
-    var memory: MemoryAccount
+    /// The meter charged for this node and everything it holds; given back when the node goes
+    /// away. What is charged is not stored on the node itself (see ``chargedBytes``): the node's
+    /// own cost and its responder entries' are known from the node, and the rest (id, extras,
+    /// publishers, subscribers, tap actions, host data) is counted in the extras.
+    let meter: MemoryMeter?
+    /// A second opaque slot for the bridge, without extras (e.g. the index of the node's entry
+    /// in the bridge's identity cache). The engine never reads it.
+    public var hostKey = 0
+    /// What most nodes never set (id, host slot, safety settings, publishers, subscribers, tap
+    /// actions), made on first need so that a plain node stays small (see ``cost``).
+    private(set) var extras: NodeExtras?
 
     /// Creates a detached node.
     /// - Parameters:
@@ -58,25 +90,68 @@ public final class Node: CustomStringConvertible {
     ///   - meter: The meter charged for the node and what it will hold (see ``MemoryMeter``).
     public init(name: String, id: String? = nil, meter: MemoryMeter? = nil) {
         self.name = name
-        self.id = id
-        self.memory = MemoryAccount(meter)
-        memory.charge(Self.cost + MemoryMeter.Cost.string(name) + MemoryMeter.Cost.string(id ?? ""))
+        self.meter = meter
+        meter?.charge(ownCost)
+        if id != nil { self.id = id }
     }
 
-    /// Estimated bytes of a node object with empty lists, its side table (weak references to it)
-    /// and its slot in a parent's children.
-    static let cost = MemoryMeter.Cost.object(160) + MemoryMeter.Cost.object(16) + MemoryMeter.Cost.arraySlot
+    /// Estimated bytes of a node object without extras (name 16, parent link, children,
+    /// responders, world, meter, extras, host key: 72 bytes stored) and its slot in a parent's
+    /// children.
+    static let cost = MemoryMeter.Cost.object(72) + MemoryMeter.Cost.arraySlot
+
+    /// What the node itself is charged: ``cost`` and its name's storage.
+    private var ownCost: Int { Self.cost + MemoryMeter.Cost.string(name) }
+
+    /// Charges `bytes` kept in the extras (which are made when needed).
+    func charge(_ bytes: Int) {
+        guard let meter else { return }
+        ensureExtras().bytes &+= bytes
+        meter.charge(bytes)
+    }
+
+    /// Releases `bytes` charged with ``charge(_:)`` (never more than were).
+    func release(_ bytes: Int) {
+        guard let meter, let extras else { return }
+        let amount = min(bytes, extras.bytes)
+        extras.bytes &-= amount
+        meter.release(amount)
+    }
+
+    /// The node's extras, made (and charged) on first need.
+    @inline(__always)
+    func ensureExtras() -> NodeExtras {
+        if let extras { return extras }
+        return makeExtras()
+    }
+
+    @inline(never)
+    private func makeExtras() -> NodeExtras {
+        let made = NodeExtras()
+        extras = made
+        if let meter {
+            made.bytes = NodeExtras.cost
+            meter.charge(NodeExtras.cost)
+        }
+        return made
+    }
 
     /// Charges `bytes` that the host keeps for this node (released with the node).
-    public func chargeMemory(_ bytes: Int) { memory.charge(bytes) }
+    public func chargeMemory(_ bytes: Int) { charge(bytes) }
 
     /// Releases `bytes` charged earlier with ``chargeMemory(_:)``.
-    public func releaseMemory(_ bytes: Int) { memory.release(bytes) }
+    public func releaseMemory(_ bytes: Int) { release(bytes) }
 
     /// The bytes currently charged for this node and what it holds.
-    public var chargedBytes: Int { memory.bytes }
+    public var chargedBytes: Int {
+        guard meter != nil else { return 0 }
+        var bytes = ownCost + (extras?.bytes ?? 0)
+        for entry in responders { bytes += entry.cost }
+        return bytes
+    }
 
     deinit {
+        if let meter { meter.release(chargedBytes) }
         // Releasing the children array would release each child, whose deinit releases its own
         // children, and so on: a deep chain would overflow the stack. Instead, every child that
         // is about to die (no other owner) gives its children to one worklist first, so no
@@ -180,4 +255,21 @@ public final class Node: CustomStringConvertible {
             initialized = count
         }
     }
+}
+
+/// The parts of a node that most nodes never set, allocated on first need (``Node/ensureExtras()``).
+final class NodeExtras {
+    var id: String?
+    var host = 0
+    var safetyLevel: SafetyLevel?
+    var requireExplicitResponders: Bool?
+    var publishers: [Publisher] = []
+    var subscribers: [Subscriber] = []
+    var tapActions: [TapAction] = []
+    /// The bytes charged for the node's id, these extras and what they hold (see ``Node/charge(_:)``).
+    var bytes = 0
+
+    /// Estimated bytes: the object (id 16, host, the two settings, three lists, bytes: 64 bytes stored)
+    /// and the side table the weak node links of publishers and subscribers give the node.
+    static let cost = MemoryMeter.Cost.object(64) + MemoryMeter.Cost.object(16)
 }

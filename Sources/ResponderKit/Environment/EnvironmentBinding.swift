@@ -250,15 +250,9 @@ enum EnvironmentBinding: ModuleBinding {
             return 1
         }
         let create = lua_toboolean(L, 2) != 0
-        if lua_getiuservalue(L, 1, NodeSlot.functions) != LUA_TTABLE {
-            guard create else {
-                lua_pushnil(L)
-                return 1
-            }
-            luashim_pop(L, 1)
-            luashim_newtable(L)
-            lua_pushvalue(L, -1)
-            lua_setiuservalue(L, 1, NodeSlot.functions)
+        guard m.pushNodeData(1, create: create) else {
+            lua_pushnil(L)
+            return 1
         }
         m.runtime.pushString(kitKey)
         if lua_rawget(L, -2) == LUA_TTABLE || !create { return 1 }
@@ -351,7 +345,7 @@ extension ModuleState {
         guard pushIfCached(node) else { return false }
         let top = lua_gettop(L)
         defer { lua_settop(L, top - 1) }
-        guard lua_getiuservalue(L, top, NodeSlot.functions) == LUA_TTABLE else { return false }
+        guard pushNodeData(top, create: false) else { return false }
         runtime.pushString(EnvironmentBinding.kitKey)
         return lua_rawget(L, -2) == LUA_TTABLE
     }

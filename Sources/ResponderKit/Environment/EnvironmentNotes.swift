@@ -19,7 +19,7 @@ enum EnvironmentNotes {
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
         guard lua_checkstack(L, 8) != 0, m.pushIfCached(node) else { return [] }
-        guard lua_getiuservalue(L, -1, NodeSlot.functions) == LUA_TTABLE else { return [] }
+        guard m.pushNodeData(-1, create: false) else { return [] }
         m.runtime.pushString(EnvironmentBinding.kitKey)
         guard lua_rawget(L, -2) == LUA_TTABLE else { return [] }
         let kit = lua_gettop(L)

@@ -7,6 +7,22 @@ package enum NodeBinding: ModuleBinding {
     /// Node kinds with constructor behaviour, kept in `Node.host`.
     enum Kind: Int { case view = 0, eventButton = 1 }
 
+    /// A node userdata's `__gc`: what `WorldBinding.gc` does, and the node's identity cache key
+    /// given back (see `ModuleState.pushIfCached(_:)`).
+    static let gc: LuaSwiftFunction = { L in
+        let m = L.flatMap { LuaRuntime.of($0).moduleState }
+        if let L, let m, m.handle.L != nil, m.L != L { m.switchTo(L) }
+        if let slot = lua_touserdata(L, 1)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self),
+            let p = slot.pointee
+        {
+            slot.pointee = nil  // a resurrected userdata is "finalized" from now on
+            m?.nodeFinalized(Unmanaged<Node>.fromOpaque(p).takeUnretainedValue(), key: luashim_object_key(L, 1))
+            m?.finalized(p)
+            Unmanaged<Node>.fromOpaque(p).release()  // the retain taken by `ModuleState.push`
+        }
+        return 0
+    }
+
     /// `View "Name"` (a node; call it with a table to add children, `id` and props).
     static let view: LuaSwiftFunction = { L in make(L, "View", .view) }
     /// `EventButton "Title" { event = E{…} | fn }`.
@@ -81,6 +97,7 @@ package enum NodeBinding: ModuleBinding {
                     }
                     node.id = m.runtime.string(at: -1)
                     m.nodeIndex.register(node)
+                    m.cacheForID(node, at: nodeIndex)
                     luashim_pop(L, 1)
                     continue
                 }
@@ -166,7 +183,7 @@ package enum NodeBinding: ModuleBinding {
 
     static let find: LuaSwiftFunction = { L in
         selectorCall(L, "find") { m, node, selector in
-            m.push(node.find(selector, index: m.nodeIndex, work: m.world.work))
+            m.pushFound(node.find(selector, index: m.nodeIndex, work: m.world.work))
         }
     }
 

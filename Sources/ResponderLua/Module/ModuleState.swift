@@ -55,8 +55,17 @@ package final class ModuleState {
     var kindLabels: [String] = []
     /// The extension plugged into the module (the pattern kit), if any.
     package let moduleExtension: (any ModuleExtension)?
-    /// Registry reference of the weak-valued identity cache (lightuserdata → userdata).
+    /// Registry reference of the weak-valued identity cache (lightuserdata → userdata) of every
+    /// kind but nodes, and of the nodes with an id (for ``cachedNode(_:)``).
     var cacheRef: Int32 = LUA_NOREF
+    /// Registry reference of the weak-valued identity cache of nodes: a list (Lua keeps it in a
+    /// table's array part, 16 bytes an entry where an address key takes 24) indexed by the key
+    /// each node's userdata owns; the node keeps that key in `Node.hostKey`.
+    var nodeCacheRef: Int32 = LUA_NOREF
+    /// Node cache keys given back by finalized userdata, to reuse.
+    private var freeNodeKeys: [lua_Integer] = []
+    /// The largest node cache key handed out so far.
+    private var lastNodeKey: lua_Integer = 0
     /// True while `lua_close` runs the last finalizers (see ``retained(_:)``).
     var closing = false
     private var closingRetains: [UnsafeMutableRawPointer] = []
@@ -184,16 +193,85 @@ package final class ModuleState {
         for p in list { Unmanaged<AnyObject>.fromOpaque(p).release() }
     }
 
-    /// Pushes the cached userdata of `object` if it exists; returns false otherwise (nothing pushed).
-    package func pushIfCached(_ object: AnyObject) -> Bool {
-        let key = Unmanaged.passUnretained(object).toOpaque()
-        lua_rawgeti(L, luashim_registryindex(), lua_Integer(cacheRef))
-        if lua_rawgetp(L, -1, key) != LUA_TNIL {
+    /// Pushes the cached userdata of `node` if it exists; returns false otherwise (nothing pushed).
+    ///
+    /// Lifetime proof for the node cache: a key belongs to the userdata it was made for from
+    /// then until that userdata's `__gc` gives it back (``nodeFinalized(_:key:)``); the cache has
+    /// weak values, so its entry at a key is that userdata while it lives and nil afterwards
+    /// (Lua clears weak values before running finalizers). `node.hostKey` names the key of the
+    /// node's newest userdata, and the finalizer clears it when it gives that key back (the
+    /// node is alive then: the userdata still holds its retain). So the entry at `node.hostKey`
+    /// is nil or the node's own userdata; the payload is compared anyway, so that a node pushed
+    /// into two Lua states (each with its own keys) only loses identity, never safety.
+    /// Test: "objects a __gc metamethod resurrects" in scripts/tests/safety/lifetimes_spec.lua.
+    package func pushIfCached(_ node: Node) -> Bool {
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(nodeCacheRef))
+        let key = lua_Integer(node.hostKey)
+        if key != 0, lua_rawgeti(L, -1, key) == LUA_TUSERDATA,
+            let p = lua_touserdata(L, -1)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self),
+            p.pointee == Unmanaged.passUnretained(node).toOpaque()
+        {
             luashim_remove(L, -2)
             return true
         }
-        luashim_pop(L, 2)
+        lua_settop(L, lua_gettop(L) - (key != 0 ? 2 : 1))
         return false
+    }
+
+    /// Pushes the userdata of `node`, the cached one or a new one.
+    private func pushNode(_ node: Node) {
+        if pushIfCached(node) { return }
+        let key: lua_Integer
+        if let free = freeNodeKeys.popLast() {
+            key = free
+        } else {
+            lastNodeKey += 1
+            key = lastNodeKey
+        }
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(nodeCacheRef))
+        luashim_push_keyed_object(L, retained(node), metatable(.node), NodeSlot.count, key)
+        lua_pushvalue(L, -1)
+        lua_rawseti(L, -3, key)
+        luashim_remove(L, -2)
+        node.hostKey = Int(key)
+        if node.id != nil { cacheForID(node, at: -1) }
+    }
+
+    /// Pushes a node `find` returned: a node found by id through the address-keyed cache that
+    /// ``cachedNode(_:)`` just read (its entry is still in the processor's cache, where the node
+    /// list's may not be), any other as ``push(_:)-(Node?)`` does.
+    func pushFound(_ node: Node?) {
+        if let node, node.id != nil {
+            let key = Unmanaged.passUnretained(node).toOpaque()
+            lua_rawgeti(L, luashim_registryindex(), lua_Integer(cacheRef))
+            // an entry is a live userdata holding the node at that address (see `cachedNode`)
+            if lua_rawgetp(L, -1, key) == LUA_TUSERDATA,
+                let p = lua_touserdata(L, -1)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self),
+                p.pointee == key
+            {
+                luashim_remove(L, -2)
+                return
+            }
+            luashim_pop(L, 2)
+        }
+        push(node)
+    }
+
+    /// Records the userdata at `index` of `node` (which has an id) where ``cachedNode(_:)``
+    /// finds it.
+    func cacheForID(_ node: Node, at index: Int32) {
+        let idx = lua_absindex(L, index)
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(cacheRef))
+        lua_pushvalue(L, idx)
+        lua_rawsetp(L, -2, Unmanaged.passUnretained(node).toOpaque())
+        luashim_pop(L, 1)
+    }
+
+    /// Called by a node userdata's `__gc` (with the node still retained): gives back its cache key.
+    func nodeFinalized(_ node: Node, key: lua_Integer) {
+        guard key != 0 else { return }
+        if node.hostKey == Int(key) { node.hostKey = 0 }
+        freeNodeKeys.append(key)
     }
 
     /// The object held by the userdata at `index` when it is of `kind` (the userdata retains it,
@@ -272,7 +350,7 @@ package final class ModuleState {
             lua_pushnil(L)
             return
         }
-        push(node, .node, uservalues: NodeSlot.count)
+        pushNode(node)
     }
 
     /// Pushes a new Lua list (a sequence table) of `nodes`, in order.
@@ -402,13 +480,26 @@ package final class ModuleState {
 }
 
 /// The user-value slots of a node's userdata. They mirror the tree for Lua's collector:
-/// holding any node keeps its whole tree reachable, and closures stored here that capture their
-/// own node form a pure Lua cycle the collector can free.
+/// holding any node keeps its whole tree reachable, and closures stored with the node that
+/// capture their own node form a pure Lua cycle the collector can free.
+///
+/// Three slots keep the userdata block at 112 bytes (each slot is 16): the parent shares slot 1
+/// with the node's data table, which most nodes never get. Slot 1 holds the parent's userdata
+/// (or nil) until the node keeps Lua data (a responder's function, kit data, `props`); from
+/// then on it holds the data table, and the parent lives in that table at ``parentKey``.
 package enum NodeSlot {
-    static let parent: Int32 = 1
+    /// The parent's userdata or nil, or the data table (see above).
+    static let parentOrData: Int32 = 1
     static let firstChild: Int32 = 2
     static let nextSibling: Int32 = 3
+    static let count: Int32 = 3
+    /// Where the data table keeps the parent (negative keys: `luaL_ref` never makes them).
+    static let parentKey: lua_Integer = -1
+    /// Where the data table keeps the `props` table.
+    static let propsKey: lua_Integer = -2
+    /// ``ModuleState/pushNodeTable(_:_:)`` for the node's `props` table.
     package static let props: Int32 = 4
+    /// ``ModuleState/pushNodeTable(_:_:)`` for the node's data table: stored functions (by
+    /// `luaL_ref` slot) and string-keyed host data such as the kit's.
     package static let functions: Int32 = 5
-    static let count: Int32 = 5
 }

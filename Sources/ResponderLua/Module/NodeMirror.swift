@@ -3,8 +3,48 @@ import CLuaShim
 import ResponderEngine
 
 /// Keeps the node userdata graph in step with the engine tree, so that Lua's collector sees the
-/// tree: a node's user values hold its parent, its first child and its next sibling.
+/// tree: a node's user values hold its parent, its first child and its next sibling (see
+/// ``NodeSlot`` for where the parent is).
 extension ModuleState {
+    /// Pushes the mirrored parent of the node userdata at `index` (its userdata, or nil).
+    func pushMirrorParent(_ index: Int32) {
+        if lua_getiuservalue(L, index, NodeSlot.parentOrData) == LUA_TTABLE {
+            lua_rawgeti(L, -1, NodeSlot.parentKey)
+            luashim_remove(L, -2)
+        }
+    }
+
+    /// Sets the mirrored parent of the node userdata at `index` to the value on top (popped).
+    func setMirrorParent(_ index: Int32) {
+        let idx = lua_absindex(L, index)
+        if lua_getiuservalue(L, idx, NodeSlot.parentOrData) == LUA_TTABLE {
+            lua_pushvalue(L, -2)
+            lua_rawseti(L, -2, NodeSlot.parentKey)
+            luashim_pop(L, 2)
+        } else {
+            luashim_pop(L, 1)
+            lua_setiuservalue(L, idx, NodeSlot.parentOrData)
+        }
+    }
+
+    /// Pushes the data table of the node userdata at `index` and returns true; when the node has
+    /// none, makes it if `create` (moving the parent into it), else pushes nothing and returns false.
+    @discardableResult
+    package func pushNodeData(_ index: Int32, create: Bool) -> Bool {
+        let idx = lua_absindex(L, index)
+        if lua_getiuservalue(L, idx, NodeSlot.parentOrData) == LUA_TTABLE { return true }
+        guard create else {
+            luashim_pop(L, 1)
+            return false
+        }
+        luashim_newtable(L)
+        luashim_insert(L, -2)
+        lua_rawseti(L, -2, NodeSlot.parentKey)  // the parent (or nil) moves into the table
+        lua_pushvalue(L, -1)
+        lua_setiuservalue(L, idx, NodeSlot.parentOrData)
+        return true
+    }
+
     /// Records `child` under `parent` (both must have userdata; pushes nothing).
     func mirrorLink(_ child: Node, under parent: Node) {
         push(parent)
@@ -12,7 +52,7 @@ extension ModuleState {
         push(child)
         let c = lua_gettop(L)
         lua_pushvalue(L, p)
-        lua_setiuservalue(L, c, NodeSlot.parent)
+        setMirrorParent(c)
         lua_getiuservalue(L, p, NodeSlot.firstChild)
         lua_setiuservalue(L, c, NodeSlot.nextSibling)
         lua_pushvalue(L, c)
@@ -29,7 +69,8 @@ extension ModuleState {
         guard pushIfCached(child) else { return }
         let c = lua_gettop(L)
         anchorWhileActing(c)
-        if lua_getiuservalue(L, c, NodeSlot.parent) == LUA_TUSERDATA {
+        pushMirrorParent(c)
+        if lua_type(L, -1) == LUA_TUSERDATA {
             let p = lua_gettop(L)
             anchorWhileActing(p)
             // walk the sibling list from the parent's first child
@@ -53,7 +94,7 @@ extension ModuleState {
             }
         }
         lua_pushnil(L)
-        lua_setiuservalue(L, c, NodeSlot.parent)
+        setMirrorParent(c)
         lua_pushnil(L)
         lua_setiuservalue(L, c, NodeSlot.nextSibling)
         lua_settop(L, c - 1)
@@ -80,14 +121,18 @@ extension ModuleState {
         luashim_pop(L, 1)
     }
 
-    /// Pushes the node's table in user value `slot`, creating it when absent.
+    /// Pushes the node's table `slot` (``NodeSlot/props`` or ``NodeSlot/functions``), creating
+    /// it when absent.
     package func pushNodeTable(_ node: Node, _ slot: Int32) {
         push(node)
-        if lua_getiuservalue(L, -1, slot) != LUA_TTABLE {
+        pushNodeData(-1, create: true)
+        luashim_remove(L, -2)
+        guard slot == NodeSlot.props else { return }
+        if lua_rawgeti(L, -1, NodeSlot.propsKey) != LUA_TTABLE {
             luashim_pop(L, 1)
             luashim_newtable(L)
             lua_pushvalue(L, -1)
-            lua_setiuservalue(L, -3, slot)
+            lua_rawseti(L, -3, NodeSlot.propsKey)
         }
         luashim_remove(L, -2)
     }
@@ -108,7 +153,7 @@ extension ModuleState {
             lua_pushnil(L)
             return
         }
-        if lua_getiuservalue(L, -1, NodeSlot.functions) != LUA_TTABLE {
+        if lua_getiuservalue(L, -1, NodeSlot.parentOrData) != LUA_TTABLE {
             luashim_pop(L, 2)
             lua_pushnil(L)
             return
@@ -121,7 +166,7 @@ extension ModuleState {
     /// Releases a function slot (its responder went away).
     package func releaseFunction(_ node: Node, _ slot: Int32) {
         guard pushIfCached(node) else { return }
-        if lua_getiuservalue(L, -1, NodeSlot.functions) == LUA_TTABLE {
+        if lua_getiuservalue(L, -1, NodeSlot.parentOrData) == LUA_TTABLE {
             luaL_unref(L, -1, slot)
         }
         luashim_pop(L, 2)

@@ -214,6 +214,12 @@ public enum ResponderModule {
         lua_setfield(L, -2, "__mode")
         lua_setmetatable(L, -2)
         m.cacheRef = luaL_ref(L, luashim_registryindex())
+        luashim_newtable(L)
+        luashim_newtable(L)
+        runtime.pushString("v")
+        lua_setfield(L, -2, "__mode")
+        lua_setmetatable(L, -2)
+        m.nodeCacheRef = luaL_ref(L, luashim_registryindex())
 
         m.metatables = Array(repeating: LUA_NOREF, count: ObjectKind.firstExtensionValue)
         m.kindLabels = Array(repeating: "", count: ObjectKind.firstExtensionValue)
@@ -221,9 +227,9 @@ public enum ResponderModule {
             kind: .node,
             fields: [
                 ("__newindex", NodeBinding.newindex), ("__tostring", NodeBinding.tostring),
-                ("__call", NodeBinding.call),
+                ("__call", NodeBinding.call), ("__gc", NodeBinding.gc),
             ],
-            index: NodeBinding.get, methods: [("add", NodeBinding.add)])
+            index: NodeBinding.get, methods: [("add", NodeBinding.add)], finalizer: false)
         m.makeMetatable(
             kind: .value,
             fields: [

@@ -235,6 +235,37 @@ describe("objects a __gc metamethod resurrects", function()
   end)
 end)
 
+describe("the node identity cache", function()
+  -- A node userdata owns a key of the cache from its making to its finalizer, which gives it
+  -- back for newer nodes: a node whose userdata was collected while the engine kept the node
+  -- gets a new userdata (and key), never the one of a node that reused its old key.
+  it("gives a node whose userdata was collected a new one, with its identity, and never another node's", function()
+    local outcome
+    do
+      local root = View "Root" { id = "top", View "Leaf" { id = "leaf" } }
+      root:handleEvent(Ping, function() end)
+      outcome = root.children[1]:trigger(Ping())
+    end
+    churn()  -- only the trace holds the tree now: its userdata are gone, their keys reused
+    local live = {}
+    for i = 1, 300 do live[i] = View("Live" .. i) end
+    local by = outcome.by
+    assert.equal("Root", by.name)
+    assert.equal(by, outcome.by)
+    assert.equal(by, outcome.trace[1].node)
+    local leaf = by.children[1]
+    assert.equal("Leaf", leaf.name)
+    assert.equal(by, leaf.parent)
+    assert.equal(leaf, by:find("#leaf"))  -- found by id again once it has a userdata
+    for i = 1, 300 do assert.equal("Live" .. i, live[i].name) end
+    live = nil
+    churn()
+    assert.equal(by, outcome.by)
+    assert.equal(leaf, outcome.by.children[1])
+    assert.equal("top", by.id)
+  end)
+end)
+
 describe("tree links", function()
   it("a child outlives its parent", function()
     local kid
