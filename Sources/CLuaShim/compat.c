@@ -284,6 +284,20 @@ static int try_template(const char *template, size_t tlen, void *ud) {
     return 0;
 }
 
+/* require's rule for package.loaded[name] (as Lua's ll_require): the loader's result when it is
+ * not nil, else whatever the loader stored there, else true. Slot 2 holds package.loaded.
+ * [-1, +1, e]: pops the loader's result, pushes the value stored */
+static void store_loaded(lua_State *L, const char *name) {
+    if (!lua_isnil(L, -1)) lua_setfield(L, 2, name);
+    else lua_pop(L, 1);
+    if (lua_getfield(L, 2, name) == LUA_TNIL) {
+        lua_pop(L, 1);
+        lua_pushboolean(L, 1);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, 2, name);
+    }
+}
+
 /* require(name): a loaded module (the standard libraries are), else a preloaded one (the
  * embedding's built-in modules), else `name.lua` (dots become slashes) inside the script
  * folder, else through the module path templates (each confined to its folder). Returns the
@@ -302,14 +316,7 @@ static int compat_require(lua_State *L) {
         lua_pushvalue(L, 1);
         lua_pushliteral(L, ":preload:");
         lua_call(L, 2, 1);
-        if (!lua_isnil(L, -1)) lua_setfield(L, 2, name);
-        else lua_pop(L, 1);
-        if (lua_getfield(L, 2, name) == LUA_TNIL) {
-            lua_pop(L, 1);
-            lua_pushboolean(L, 1);
-            lua_pushvalue(L, -1);
-            lua_setfield(L, 2, name);
-        }
+        store_loaded(L, name);
         lua_pushliteral(L, ":preload:");
         return 2;
     }
@@ -361,14 +368,7 @@ static int compat_require(lua_State *L) {
     lua_pushvalue(L, 1);
     lua_pushvalue(L, 4);
     lua_call(L, 2, 1);                                              /* 6: the module's result */
-    if (!lua_isnil(L, -1)) lua_setfield(L, 2, name);
-    else lua_pop(L, 1);
-    if (lua_getfield(L, 2, name) == LUA_TNIL) {
-        lua_pop(L, 1);
-        lua_pushboolean(L, 1);
-        lua_pushvalue(L, -1);
-        lua_setfield(L, 2, name);
-    }
+    store_loaded(L, name);
     lua_pushvalue(L, 4);
     return 2;
 }
