@@ -76,21 +76,32 @@ extension Node {
         defer { tally.finish() }
         if let id = parsed.id, let index {
             var best: Node?
-            let candidates = index.nodes(withID: id)
-            if tally.add(candidates.count) { return nil }
-            for candidate in candidates where parsed.matches(candidate) {
+            var stopped = false
+            index.forEachNode(withID: id) { candidate in
+                if tally.add(1) {
+                    stopped = true
+                    return true
+                }
+                guard parsed.matches(candidate) else { return false }
                 var steps = 0
                 let inside = candidate.isDescendant(of: self, steps: &steps)
-                if tally.add(steps) { return nil }
-                guard inside else { continue }
+                if tally.add(steps) {
+                    stopped = true
+                    return true
+                }
+                guard inside else { return false }
                 if let current = best {
                     // the comparison walks both paths to the root
-                    if tally.add(2 * steps) { return nil }
-                    if !candidate.precedes(current) { continue }
+                    if tally.add(2 * steps) {
+                        stopped = true
+                        return true
+                    }
+                    if !candidate.precedes(current) { return false }
                 }
                 best = candidate
+                return false
             }
-            return best
+            return stopped ? nil : best
         }
         var found: Node?
         forEachInSubtreeUntil { node in

@@ -29,16 +29,25 @@ public final class NodeIndex {
         if entryCount >= sweepAt { sweep() }
     }
 
-    /// The live nodes whose id is `id` now.
-    func nodes(withID id: String) -> [Node] {
-        guard let entries = byID[id] else { return [] }
-        var found: [Node] = []
+    /// Calls `body` with each live node whose id is `id` now, each once, in registration order;
+    /// stops when `body` returns `true`. Allocates nothing unless the id has more than
+    /// ``smallDuplicateScan`` entries (then a set skips repeated addresses).
+    func forEachNode(withID id: String, _ body: (Node) -> Bool) {
+        guard let entries = byID[id] else { return }
+        if entries.count <= NodeIndex.smallDuplicateScan {
+            for (i, key) in entries.enumerated() where !entries[..<i].contains(key) {
+                if let node = resolve(key), node.id == id, body(node) { return }
+            }
+            return
+        }
         var seen = Set<UnsafeMutableRawPointer>()
         for key in entries where seen.insert(key).inserted {
-            if let node = resolve(key), node.id == id { found.append(node) }
+            if let node = resolve(key), node.id == id, body(node) { return }
         }
-        return found
     }
+
+    /// Up to this many entries for one id, repeats are found by a scan instead of a set.
+    static let smallDuplicateScan = 8
 
     /// Drops entries of dead nodes and of nodes whose id changed.
     private func sweep() {

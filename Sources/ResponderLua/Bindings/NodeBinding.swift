@@ -171,14 +171,36 @@ package enum NodeBinding: ModuleBinding {
     /// Raises for text that is not a selector SPEC §2.2 knows (`Name`, `#id`, `Name#id`): a CSS
     /// habit such as `.cls`, `A B` or `[x]` must not quietly find nothing.
     static func checkSelector(_ m: ModuleState, _ fname: String, _ sel: String) -> Int32? {
-        let parts = sel.split(separator: "#", omittingEmptySubsequences: false)
-        let name = parts.first ?? ""
-        let bad =
-            sel.isEmpty || parts.count > 2 || (parts.count == 2 && parts[1].isEmpty)
-            || name.hasPrefix(".") || name.hasPrefix("*")
-            || name.contains { " >[],:".contains($0) }
-        guard bad else { return nil }
+        guard !isSelector(sel) else { return nil }
         return m.fail("bad argument #1 to '\(fname)' (selector expected: Name, #id or Name#id; got \"\(sel)\")")
+    }
+
+    /// `Name`, `#id` or `Name#id`: not empty, at most one `#` with an id after it, and a name that
+    /// neither starts with `.` or `*` nor holds a space or one of `>[],:` (read byte by byte: this
+    /// runs at every `find`).
+    static func isSelector(_ sel: String) -> Bool {
+        var text = sel
+        return text.withUTF8 { isSelector($0) }
+    }
+
+    private static func isSelector(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = bytes.first else { return false }
+        if first == UInt8(ascii: ".") || first == UInt8(ascii: "*") { return false }
+        var i = 0
+        while i < bytes.count {
+            switch bytes[i] {
+            case UInt8(ascii: "#"):
+                // the rest is the id: not empty, no second '#'
+                let id = bytes[(i + 1)...]
+                return !id.isEmpty && !id.contains(UInt8(ascii: "#"))
+            case UInt8(ascii: " "), UInt8(ascii: ">"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: ","),
+                UInt8(ascii: ":"):
+                return false
+            default:
+                i += 1
+            }
+        }
+        return true
     }
 
     static let find: LuaSwiftFunction = { L in

@@ -114,6 +114,20 @@ describe("wrong arguments", function()
     assert.matches("bad argument #1 to 'find'", errorOf(function() n:find(3) end))
   end)
 
+  it("find and findAll refuse what is not Name, #id or Name#id", function()
+    local n = View "N" { View "Item" { id = "a b" } }
+    for _, sel in ipairs { "", "#", ".cls", "*", "A B", "A>B", "[x]", "A,B", "A:hover", "A#b#c", "Item#" } do
+      for _, f in ipairs { "find", "findAll" } do
+        assert.matches("bad argument #1 to '" .. f .. "' %(selector expected: Name, #id or Name#id; got \"",
+          errorOf(function() n[f](n, sel) end), nil, false, sel)
+      end
+    end
+    -- an id may hold what a name may not
+    assert.equal("Item#a b", tostring(n:find("#a b")))
+    assert.equal("Item#a b", tostring(n:find("Item#a b")))
+    assert.equal(1, #n:findAll("Item"))
+  end)
+
   it("an error raised by a wrong argument inside a responder is a LuaError there", function()
     local root = View "Root"
     root:handleEvent(function(e, ctx) ctx.node:trigger("oops") end)
