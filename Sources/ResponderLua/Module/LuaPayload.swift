@@ -19,6 +19,8 @@ final class LuaPayload: ValuePayload {
     let ref: Int32
     /// Keys left out of descriptions (LuaError's long traceback).
     let hiddenKeys: Set<String>
+    /// LuaError's hidden keys, made once.
+    static let luaErrorHiddenKeys: Set<String> = ["traceback"]
     /// Whether this payload's value is the one the cell's `live` points at (false for copies).
     private let ownsLive: Bool
 

@@ -289,6 +289,12 @@ package final class ModuleState {
         guard let cell = luashim_to_value(L, index, metatable(.value)) else { return nil }
         // Lifetime proof for `live`: see `LuaPayload` (the value's own payload clears it).
         if let live = cell.pointee.live { return Unmanaged<Value>.fromOpaque(live).takeUnretainedValue() }
+        // the common case, a value without a cause: no chain to walk
+        if lua_getiuservalue(L, index, 3) != LUA_TUSERDATA {
+            luashim_pop(L, 1)
+            return makeValue(cell, at: index, cause: nil)
+        }
+        luashim_pop(L, 1)
         // The cause chain can be long (an error raised in each of many error responders): walk it
         // without recursion, keeping each link on the Lua stack with room checked for it (C code
         // may only use LUA_MINSTACK slots unchecked), then make the Swift values deepest first.
@@ -313,15 +319,22 @@ package final class ModuleState {
         }
         if cells.count > 1 { world.work.charge(cells.count) }
         for (i, link) in cells.enumerated().reversed() {
-            let type = Unmanaged<ValueType>.fromOpaque(luashim_value_type(link)!).takeUnretainedValue()
-            lua_pushvalue(L, base + 1 + Int32(i))
-            let payload = LuaPayload(handle: handle, popping: L, hiddenKeys: type === luaErrorType ? ["traceback"] : [])
-            let value = Value(type: type, payload: payload, cause: cause)
-            link.pointee.live = Unmanaged.passUnretained(value).toOpaque()
-            cause = value
+            cause = makeValue(link, at: base + 1 + Int32(i), cause: cause)
         }
         lua_settop(L, base)
         return cause
+    }
+
+    /// The Swift value of the value userdata `cell` at `index`, made now (its `live` pointer is
+    /// set to it): a payload referring to the userdata, and `cause`.
+    private func makeValue(_ cell: UnsafeMutablePointer<luashim_value_cell>, at index: Int32, cause: Value?) -> Value {
+        let type = Unmanaged<ValueType>.fromOpaque(luashim_value_type(cell)!).takeUnretainedValue()
+        lua_pushvalue(L, index)
+        let payload = LuaPayload(
+            handle: handle, popping: L, hiddenKeys: type === luaErrorType ? LuaPayload.luaErrorHiddenKeys : [])
+        let value = Value(type: type, payload: payload, cause: cause)
+        cell.pointee.live = Unmanaged.passUnretained(value).toOpaque()
+        return value
     }
 
     /// Pushes a new value userdata of `type` whose fields are the table on top of the stack
@@ -371,6 +384,11 @@ package final class ModuleState {
     func push(_ value: Value?) {
         guard let value else {
             lua_pushnil(L)
+            return
+        }
+        // the common case, a value without a cause that has its userdata: push it
+        if value.cause == nil, let payload = value.payload as? LuaPayload {
+            payload.pushUserdata(L)
             return
         }
         var chain: [Value] = []
