@@ -34,7 +34,7 @@ func goalsBench(responder: String, quick: Bool) -> [Row] {
                 ratio: m.ours.median / m.plain.median, goal: "≤ 1.0×"))
     }
 
-    rows.append(emptyRunRow(responder: responder, runs: quick ? 11 : 31))
+    rows += emptyRunRows(responder: responder, runs: quick ? 11 : 31)
     rows.append(findByIdRow(samples: samples))
     return rows
 }
@@ -109,30 +109,60 @@ func resolvedCommand(_ name: String) -> String? {
     return nil
 }
 
-/// `responder run empty.lua` vs `lua5.4 empty.lua`, wall, alternating.
-func emptyRunRow(responder: String, runs: Int) -> Row {
+/// `responder run empty.lua` vs `lua5.4 empty.lua`, wall, alternating; and, as the floor of
+/// any Swift executable here, a Swift program that does nothing, built with the static runtime
+/// and linked the way `scripts/setup` links `responder` (when `swiftc` is on the path).
+func emptyRunRows(responder: String, runs: Int) -> [Row] {
     let linkage =
         isStaticSwift(responder)
         ? "static Swift stdlib, as scripts/setup builds it"
         : "DYNAMIC Swift stdlib: build with `swift build -c release --static-swift-stdlib` as scripts/setup does"
     let name = "`responder run empty.lua` vs `lua5.4 empty.lua` (wall, \(runs) runs each, alternating; \(linkage))"
     guard onPath("lua5.4"), let dir = makeScratchFolder("responder-bench-empty") else {
-        return Row(name: name + " (lua5.4 not installed)", ours: "", reference: "", ratio: nil, goal: "≤ 1.5×")
+        return [Row(name: name + " (lua5.4 not installed)", ours: "", reference: "", ratio: nil, goal: "≤ 1.5×")]
     }
     defer { removeTree(dir) }
     let empty = dir + "/empty.lua"
     FileText.write("", to: empty)
+    let floor = buildEmptySwiftProgram(in: dir)
     _ = timeCommand([responder, "run", empty])
     _ = timeCommand(["lua5.4", empty])
+    if let floor { _ = timeCommand([floor]) }
     var ours = Samples()
     var lua = Samples()
+    var swift = Samples()
     for _ in 0..<runs {
         if let t = timeCommand([responder, "run", empty]) { ours.add(Double(t)) }
         if let t = timeCommand(["lua5.4", empty]) { lua.add(Double(t)) }
+        if let floor, let t = timeCommand([floor]) { swift.add(Double(t)) }
     }
-    return Row(
-        name: name, ours: ours.text(1e6, "ms"), reference: lua.text(1e6, "ms"),
-        ratio: ours.median / lua.median, goal: "≤ 1.5×")
+    var rows = [
+        Row(
+            name: name, ours: ours.text(1e6, "ms"), reference: lua.text(1e6, "ms"),
+            ratio: ours.median / lua.median, goal: "≤ 1.5×")
+    ]
+    if floor != nil {
+        rows.append(
+            Row(
+                name:
+                    "… the floor: a Swift program that does nothing (static runtime, linked like responder) vs `lua5.4 empty.lua`",
+                ours: swift.text(1e6, "ms"), reference: lua.text(1e6, "ms"),
+                ratio: swift.median / lua.median, goal: ""))
+    }
+    return rows
+}
+
+/// Compiles `let n = CommandLine.arguments.count` into `dir/empty-swift` with the static Swift
+/// runtime, linked with lld and packed relative relocations when `scripts/setup` would use them;
+/// `nil` when `swiftc` is missing or the build fails.
+func buildEmptySwiftProgram(in dir: String) -> String? {
+    guard onPath("swiftc") else { return nil }
+    FileText.write("let n = CommandLine.arguments.count\nif n > 100 { print(n) }\n", to: dir + "/main.swift")
+    let out = dir + "/empty-swift"
+    let plain = "swiftc -O -static-stdlib '\(dir)/main.swift' -o '\(out)'"
+    let lld = plain + " -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs"
+    guard system("(\(lld) || \(plain)) >/dev/null 2>&1") == 0 else { return nil }
+    return out
 }
 
 /// Whether the binary has the Swift runtime linked in (no libswiftCore.so needed).

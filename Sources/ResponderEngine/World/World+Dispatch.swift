@@ -49,9 +49,7 @@ extension World {
         if isTopLevel { lastTrace = trace }
         switch end {
         case .handled(let by, let entry):
-            return Outcome(
-                handled: true, by: by, responder: entry.kind.rawValue,
-                value: dispatcher.value, trace: trace)
+            return trace.finish(handled: true, by: by, responder: entry.kind.rawValue, value: dispatcher.value)
         case .unhandled:
             let final = dispatcher.value
             // the text of a violation nobody sees is never built (it can be large)
@@ -65,7 +63,7 @@ extension World {
                         kind: kind, message: message, node: node, value: final,
                         location: location ?? locationProvider?()), level: level)
             }
-            return Outcome(handled: false, by: nil, responder: nil, value: final, trace: trace)
+            return trace.finish(handled: false, by: nil, responder: nil, value: final)
         }
     }
 }
