@@ -70,6 +70,7 @@ let package = Package(
                 "ResponderTesting", "ResponderKit", "ResponderLua", "ResponderEngine", "ResponderExplore",
                 "CLua", "CLuaShim",
             ],
+            resources: [.embedInCode("Lua")],
             linkerSettings: executableLinking
         ),
         .testTarget(name: "ResponderEngineTests", dependencies: ["ResponderEngine"]),
