@@ -275,6 +275,7 @@ public enum TestFramework {
         fn("loaded", loadedFunction)
         fn("userdata", userdataFunction)
         fn("write", writeFunction)
+        fn("rawglobal", rawGlobalFunction)
         string("file", path)
         string("snapshot_path", snapshotPath(for: path))
         flag("update_snapshots", options.updateSnapshots)
@@ -539,6 +540,17 @@ public enum TestFramework {
             luashim_write_stdout(bytes, length)
         }
         return 0
+    }
+
+    /// `host.rawglobal(name)`: the global `name` as `rawget(_G, name)` gives it, without the
+    /// reveal that the sandbox's `rawget` does first (which would create every lazily created name
+    /// of the responder module; see `luashim_set_lazy_reveal`). The framework uses it at start-up
+    /// so a spec file that never looks at the global table reflectively never pays for that.
+    static let rawGlobalFunction: LuaSwiftFunction = { L in
+        luashim_pushglobaltable(L)
+        lua_pushvalue(L, 1)
+        _ = lua_rawget(L, -2)
+        return 1
     }
 
     static let snapReadFunction: LuaSwiftFunction = { L in

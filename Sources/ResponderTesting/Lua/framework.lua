@@ -60,8 +60,10 @@ lazy_module(ctx.stub, "luassert_spies")
 lazy_module(ctx.mock, "luassert_spies")
 lazy_module(ctx.match, "luassert_match")
 lazy_module(ctx.io, "io_streams")
--- the standard streams and in-memory files for specs (no file system access; io_streams.lua)
-if rawget(G, "io") == nil then rawset(G, "io", ctx.io) end
+-- the standard streams and in-memory files for specs (no file system access; io_streams.lua).
+-- `host.rawglobal` looks without `rawget`'s reveal: that would create every lazily made name of
+-- the responder module (about 2 M instructions) in every spec file, used or not.
+if host.rawglobal("io") == nil then rawset(G, "io", ctx.io) end
 
 local assert_obj = host.chunk("luassert_core")(ctx)
 local util, state = ctx.util, ctx.state
@@ -579,7 +581,7 @@ host.preload({ "say", "luassert", "luassert.assert", "luassert.util", "luassert.
                "luassert.languages.en", "busted" }, load_builtin)
 
 -- Pure-Lua libraries found through --lpath (Penlight, …) read `package.config`/`package.path`.
-if host.lpath and rawget(G, "package") == nil then
+if host.lpath and host.rawglobal("package") == nil then
   rawset(G, "package", { config = "/\n;\n?\n!\n-\n", path = host.lpath, cpath = "", loaded = host.loaded(),
                          preload = {} })
 end
