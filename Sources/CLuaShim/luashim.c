@@ -21,11 +21,132 @@ void luashim_memory_crossing(luashim_control *c);
 
 static inline size_t total_used(const luashim_control *c) { return c->used + c->hostUsed; }
 
+/* Small-block cache. A Lua heap is mostly small objects made and dropped at a high rate
+ * (tables, closures, strings, userdata of 32- to 288-byte chunks), and a test worker makes and
+ * closes one state per spec file. glibc's malloc keeps only 7 freed chunks per size in its
+ * per-thread cache and sends the rest to bins that cost a consolidation pass later. So blocks Lua
+ * frees are kept per size class (a singly linked list through their first word) in a cache of
+ * the calling thread, and handed out again to any state that allocates on that thread, up to
+ * BLOCK_CACHE_BYTES; the rest goes to free(). Every block of a class is malloc'd at the class's
+ * largest request, so any request of the class fits any block of it. The kept bytes are not in
+ * a state's `used` (what its Lua heap holds): like malloc's own free lists they are memory the
+ * process keeps for reuse, at most 4 MB per thread, given back when a cap is crossed and when
+ * the thread ends. A block is plain malloc memory: which state or thread frees it later does
+ * not matter. Under AddressSanitizer every block goes straight back to free(), so that a use
+ * after free in the Lua heap is still found. */
+#if defined(__SANITIZE_ADDRESS__)
+#define BLOCK_CACHE 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BLOCK_CACHE 0
+#endif
+#endif
+#ifndef BLOCK_CACHE
+#define BLOCK_CACHE 1
+#endif
+#define BLOCK_CLASSES 17                              /* chunks of 32, 48, ..., 288 bytes */
+#define SMALL_CHUNK (32 + 16 * (BLOCK_CLASSES - 1))    /* 288: requests of up to 280 bytes */
+#define BLOCK_CACHE_BYTES ((size_t)4 << 20)
+
+typedef struct block_cache {
+    void *heads[BLOCK_CLASSES];
+    size_t bytes;
+    int registered;   /* the thread's end gives the blocks back (blocks_key) */
+} block_cache;
+
+static _Thread_local block_cache blocks;
+static pthread_key_t blocks_key;
+static pthread_once_t blocks_once = PTHREAD_ONCE_INIT;
+
+/* Gives every kept block of this thread back to malloc. */
+static void blocks_release(void) {
+    for (unsigned k = 0; k < BLOCK_CLASSES; k++) {
+        void *p = blocks.heads[k];
+        while (p) {
+            void *next = *(void **)p;
+            free(p);
+            p = next;
+        }
+        blocks.heads[k] = NULL;
+    }
+    blocks.bytes = 0;
+}
+
+static void blocks_thread_end(void *unused) {
+    (void)unused;
+    blocks_release();
+}
+
+static void blocks_make_key(void) { (void)pthread_key_create(&blocks_key, blocks_thread_end); }
+
+/* The class of a chunk size of at most SMALL_CHUNK. */
+static inline unsigned block_class(size_t chunk) { return (unsigned)((chunk - 32) >> 4); }
+
+static void *block_get(size_t chunk) {
+#if BLOCK_CACHE
+    unsigned k = block_class(chunk);
+    void *p = blocks.heads[k];
+    if (p) {
+        blocks.heads[k] = *(void **)p;
+        blocks.bytes -= chunk;
+        return p;
+    }
+#endif
+    return malloc(chunk - 8);
+}
+
+static void block_put(void *p, size_t chunk) {
+#if BLOCK_CACHE
+    if (blocks.bytes + chunk <= BLOCK_CACHE_BYTES) {
+        if (!blocks.registered) {
+            /* the thread's first kept block: its end gives the cache back */
+            pthread_once(&blocks_once, blocks_make_key);
+            blocks.registered = pthread_setspecific(blocks_key, &blocks) == 0;
+        }
+        unsigned k = block_class(chunk);
+        *(void **)p = blocks.heads[k];
+        blocks.heads[k] = p;
+        blocks.bytes += chunk;
+        return;
+    }
+#else
+    (void)chunk;
+#endif
+    free(p);
+}
+
+/* Frees `ptr`, a block of `old` chunk bytes. */
+static inline void block_free(void *ptr, size_t old) {
+    if (old <= SMALL_CHUNK) block_put(ptr, old);
+    else free(ptr);
+}
+
+/* A block of `new` chunk bytes for `nsize` bytes holding the first bytes of `ptr` (a block of
+ * `old` chunk bytes and `osize` bytes, or NULL): the same block when both are in one class. */
+static void *block_resize(void *ptr, size_t osize, size_t old, size_t nsize, size_t new) {
+    if (new <= SMALL_CHUNK) {
+        if (ptr && old == new) return ptr;
+        void *p = block_get(new);
+        if (p && ptr) {
+            memcpy(p, ptr, osize < nsize ? osize : nsize);
+            block_free(ptr, old);
+        }
+        return p;
+    }
+    if (ptr == NULL || old > SMALL_CHUNK) return realloc(ptr, nsize);
+    void *p = malloc(nsize);
+    if (p) {
+        memcpy(p, ptr, osize);   /* osize < nsize: a small block grows into a large one */
+        block_put(ptr, old);
+    }
+    return p;
+}
+
 static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     luashim_control *c = (luashim_control *)ud;
     size_t old = ptr ? chunk_size(osize) : 0;
     if (nsize == 0) {
-        free(ptr);
+        if (ptr) block_free(ptr, old);
         c->used -= old;
         return NULL;
     }
@@ -33,10 +154,12 @@ static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     if (new > old && c->limit > 0) {
         size_t total = total_used(c) + (new - old);
         if (total > c->limit) {
-            /* Over the cap. Inside host (Swift) code never fail: an allocation failure would
-             * longjmp through Swift frames. Record it; C raises once Swift returns. Lua code may
-             * go SOFT_SLACK over until the limit hook raises (with a location and a traceback)
-             * or a collection shows the excess was garbage; beyond that the allocation fails. */
+            /* Over the cap. Kept blocks go back to malloc first. Inside host (Swift) code never
+             * fail: an allocation failure would longjmp through Swift frames. Record it; C raises
+             * once Swift returns. Lua code may go SOFT_SLACK over until the limit hook raises
+             * (with a location and a traceback) or a collection shows the excess was garbage;
+             * beyond that the allocation fails. */
+            if (blocks.bytes) blocks_release();
             if (!c->memoryExceeded) {
                 luashim_memory_crossing(c);
                 c->memoryExceeded = LUASHIM_MEMORY_CROSSED;
@@ -52,7 +175,7 @@ static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         /* testing aid: simulate a failing allocation in host-driven API calls */
         if (--c->failAfter == 0) { c->memoryExceeded = LUASHIM_MEMORY_REFUSED; }
     }
-    void *p = realloc(ptr, nsize);
+    void *p = block_resize(ptr, osize, old, nsize, new);
     if (p == NULL) return NULL;
     c->used = c->used - old + new;
     if (total_used(c) > c->peak) c->peak = total_used(c);
