@@ -78,7 +78,9 @@ let package = Package(
         .testTarget(
             name: "ResponderLuaTests",
             dependencies: ["ResponderKit", "ResponderLua", "ResponderEngine", "CLua", "CLuaShim"]),
-        .testTarget(name: "ResponderCLITests", dependencies: ["ResponderTesting", "ResponderKit", "ResponderLua"]),
+        .testTarget(
+            name: "ResponderCLITests",
+            dependencies: ["ResponderCLI", "ResponderTesting", "ResponderKit", "ResponderLua"]),
         .testTarget(name: "ResponderExploreTests", dependencies: ["ResponderExplore", "ResponderLua"]),
     ]
 )

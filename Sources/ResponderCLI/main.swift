@@ -1,5 +1,6 @@
 import ArgumentParser
 import ResponderLua
+import ResponderTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -11,5 +12,9 @@ if let fast = FastRun.parse(arguments) {
     // `responder run FILE …` with plain options: skip the general parser (start-up time).
     Console.flush()
     exit(fast.execute())
+}
+if let options = FastWorker.parse(arguments) {
+    // a worker of `responder test`, with the arguments its parent wrote: skip the general parser
+    TestWorker.run(options: options)
 }
 Responder.main(arguments)
