@@ -14,10 +14,39 @@ public struct TextEscaper: Sendable {
     ) {
         self.replacements = replacements
         self.control = control
+        // ASCII bytes that may change: the control characters and the listed ASCII scalars
+        var low: UInt64 = 0x0000_0000_FFFF_FFFF
+        var high: UInt64 = 1 << 63  // U+007F
+        for scalar in replacements.keys where scalar.isASCII {
+            if scalar.value < 64 { low |= 1 << UInt64(scalar.value) } else { high |= 1 << UInt64(scalar.value - 64) }
+        }
+        mayChange = (low, high)
+        replacesNonASCII = replacements.keys.contains { !$0.isASCII }
+    }
+
+    /// Bit `b` set (of the low word for bytes below 64, else the high word): ASCII byte `b` may
+    /// be changed by this escaper.
+    private let mayChange: (UInt64, UInt64)
+    /// Whether a scalar beyond ASCII has a replacement.
+    private let replacesNonASCII: Bool
+
+    /// Whether escaping leaves `text` as it is (read byte by byte: most text has nothing to escape).
+    private func leavesUnchanged<S: StringProtocol>(_ text: S) -> Bool {
+        for byte in text.utf8 {
+            if byte >= 0x80 {
+                if replacesNonASCII { return false }
+            } else if byte < 64 {
+                if mayChange.0 & (1 << UInt64(byte)) != 0 { return false }
+            } else if mayChange.1 & (1 << UInt64(byte - 64)) != 0 {
+                return false
+            }
+        }
+        return true
     }
 
     /// The escaped text.
     public func callAsFunction<S: StringProtocol>(_ text: S) -> String {
+        if leavesUnchanged(text) { return String(text) }
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
