@@ -19,23 +19,6 @@ import Testing
                 """)
     }
 
-    @Test func aTraceAnswersForItsDispatchOutcome() throws {
-        let tree = SampleTree()
-        let world = World()
-        world.defaultSafetyLevel = .disabled
-        on(tree.grid, .transformEvent) { _, _ in .value(value(T.other)) }
-        on(tree.root, .handleEvent, T.other)
-        let handled = try world.trigger(value(T.itemSelected), from: tree.item)
-        let kept = try #require(handled.trace.outcome)
-        #expect(kept.handled && kept.by === tree.root && kept.responder == "handleEvent")
-        #expect(kept.value === handled.value && kept.value.type === T.other && kept.trace === handled.trace)
-        let unhandled = try world.report(value(T.failure), from: tree.item)
-        let end = try #require(unhandled.trace.outcome)
-        #expect(!end.handled && end.by == nil && end.responder == nil && end.value === unhandled.value)
-        // a trace made for a control action has no dispatch outcome
-        #expect(Trace(action: Trace.actionValue("tap"), origin: tree.item, steps: []).outcome == nil)
-    }
-
     @Test func unhandledValueEndsWithUnhandledStepOnRoot() throws {
         let tree = SampleTree()
         let world = World()

@@ -24,16 +24,6 @@ public final class Trace: CustomStringConvertible {
     private let directSteps: [TraceStep]
     /// The memory charged for the trace once its action ended (see ``charge(to:sharedPath:)``).
     private var memory = MemoryAccount(nil)
-    /// How the dispatch ended, once it returned an outcome (see ``outcome``).
-    private var end: End?
-
-    /// The parts of an ``Outcome`` besides the trace.
-    private struct End {
-        var handled: Bool
-        var by: Node?
-        var responder: String?
-        var value: Value
-    }
 
     /// One stored list: the path index of its node and the list.
     struct Snapshot {
@@ -118,18 +108,6 @@ public final class Trace: CustomStringConvertible {
         }
         memory = MemoryAccount(meter)
         memory.charge(bytes)
-    }
-
-    /// The outcome of the dispatch this trace recorded, once it ended with one (a dispatch that
-    /// threw has none). A host can keep the trace alone and still answer for the outcome.
-    public var outcome: Outcome? {
-        end.map { Outcome(handled: $0.handled, by: $0.by, responder: $0.responder, value: $0.value, trace: self) }
-    }
-
-    /// Records how the dispatch ended and returns that outcome.
-    func finish(handled: Bool, by: Node?, responder: String?, value: Value) -> Outcome {
-        end = End(handled: handled, by: by, responder: responder, value: value)
-        return Outcome(handled: handled, by: by, responder: responder, value: value, trace: self)
     }
 
     /// The node where the action started.

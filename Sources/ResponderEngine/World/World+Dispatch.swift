@@ -49,7 +49,9 @@ extension World {
         if isTopLevel { lastTrace = trace }
         switch end {
         case .handled(let by, let entry):
-            return trace.finish(handled: true, by: by, responder: entry.kind.rawValue, value: dispatcher.value)
+            return Outcome(
+                handled: true, by: by, responder: entry.kind.rawValue,
+                value: dispatcher.value, trace: trace)
         case .unhandled:
             let final = dispatcher.value
             // the text of a violation nobody sees is never built (it can be large)
@@ -63,7 +65,7 @@ extension World {
                         kind: kind, message: message, node: node, value: final,
                         location: location ?? locationProvider?()), level: level)
             }
-            return trace.finish(handled: false, by: nil, responder: nil, value: final)
+            return Outcome(handled: false, by: nil, responder: nil, value: final, trace: trace)
         }
     }
 }

@@ -2,6 +2,12 @@ import CLua
 import CLuaShim
 import ResponderEngine
 
+/// Boxes an outcome for Lua.
+final class OutcomeBox {
+    let outcome: Outcome
+    init(_ outcome: Outcome) { self.outcome = outcome }
+}
+
 /// `node:trigger`, `node:report`, `mount`, `tap` and what they return (SPEC §2.3, §2.8).
 package enum DispatchBinding: ModuleBinding {
     /// Turns a Swift error from the engine into a raised Lua error (LUASHIM_RAISE).
@@ -55,8 +61,7 @@ package enum DispatchBinding: ModuleBinding {
         if m.options.trace && m.isTopLevelAction {
             Console.error(outcome.trace.description + "\n")
         }
-        // the outcome's userdata holds its trace, which holds the rest of the outcome: no box
-        m.pushFresh(outcome.trace, .outcome)
+        m.pushFresh(OutcomeBox(outcome), .outcome)
         return 1
     }
 
@@ -134,11 +139,12 @@ package enum DispatchBinding: ModuleBinding {
 
     static let outcomeIndex: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let o = m.object(at: 1, .outcome, as: Trace.self)?.outcome, let key = m.runtime.string(at: 2) else {
+        guard let box = m.object(at: 1, .outcome, as: OutcomeBox.self), let key = m.runtime.string(at: 2) else {
             if let kind = m.finalizedKind(at: 1) { return m.finalizedError(kind) }
             lua_pushnil(L)
             return 1
         }
+        let o = box.outcome
         switch key {
         case "handled": lua_pushboolean(L, o.handled ? 1 : 0)
         case "by": m.push(o.by)
@@ -152,7 +158,7 @@ package enum DispatchBinding: ModuleBinding {
 
     static let outcomeToString: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let o = m.object(at: 1, .outcome, as: Trace.self)?.outcome else {
+        guard let o = m.object(at: 1, .outcome, as: OutcomeBox.self)?.outcome else {
             m.pushPlaceholderName(at: 1, .outcome)
             return 1
         }
