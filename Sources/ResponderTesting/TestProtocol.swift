@@ -6,7 +6,7 @@ import ResponderLua
 /// Parent → worker (stdin), one line per file:  `S\t<path>` (spec) or `P\t<path>` (plain script).
 /// Worker → parent (fd 3), per file: zero or more `R\t…` record lines, then `E` when the file is
 /// done. A record line is twelve tab-separated fields: name, suite, test, status, message,
-/// location, diff, trace, traceback, note, duration, warnings (lines joined by newlines). Each optional field is `-` (absent) or `=`
+/// location, diff, trace, traceback, note, duration, warnings (each escaped, joined by newlines). Each optional field is `-` (absent) or `=`
 /// followed by the value with `\\`, tab, newline and CR escaped as `\\`, `\t`, `\n`, `\r`.
 /// Worker stdout/stderr are left for the scripts' own `print` output and diagnostics.
 enum TestProtocol {
@@ -27,20 +27,26 @@ enum TestProtocol {
         let fields = [
             opt(r.name), opt(r.suite), opt(r.test), r.status.rawValue, opt(r.message), opt(r.location),
             opt(r.diff), opt(r.trace), opt(r.traceback), opt(r.note), String(r.duration),
-            opt(r.warnings.isEmpty ? nil : r.warnings.joined(separator: "\n")),
+            // each warning escaped on its own first: a newline inside one does not split it
+            opt(r.warnings.isEmpty ? nil : r.warnings.map(escape).joined(separator: "\n")),
         ]
         return "R\t" + fields.joined(separator: "\t") + "\n"
     }
 
     static func decode(_ line: Substring, file: String) -> TestRecord? {
-        let f = line.split(separator: "\t", omittingEmptySubsequences: false)
+        // split on the tab byte: a field never holds one (escaped), and no grapheme breaking
+        let f = line.utf8.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false).map {
+            Substring($0)
+        }
         guard f.count == 13, f[0] == "R", let status = TestStatus(rawValue: String(f[4])) else { return nil }
         var record = TestRecord(
             file: file, name: unopt(f[1]) ?? "?", suite: unopt(f[2]) ?? "", test: unopt(f[3]) ?? "",
             status: status, message: unopt(f[5]), location: unopt(f[6]), diff: unopt(f[7]),
             trace: unopt(f[8]), traceback: unopt(f[9]), note: unopt(f[10]),
             duration: Double(String(f[11])) ?? 0)
-        if let warnings = unopt(f[12]) { record.warnings = warnings.split(separator: "\n").map(String.init) }
+        if let warnings = unopt(f[12]) {
+            record.warnings = warnings.split(separator: "\n", omittingEmptySubsequences: false).map(unescape)
+        }
         return record
     }
 }

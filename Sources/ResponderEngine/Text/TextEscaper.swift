@@ -100,6 +100,8 @@ public struct TextEscaper: Sendable {
 
     /// The text a ``field`` escaper wrote.
     public static func unescapeField<S: StringProtocol>(_ text: S) -> String {
+        // without a backslash there is nothing to undo
+        if !text.utf8.contains(UInt8(ascii: "\\")) { return String(text) }
         var out = ""
         var it = text.unicodeScalars.makeIterator()
         while let scalar = it.next() {
