@@ -220,27 +220,14 @@ struct TestCommand: ParsableCommand {
 
     /// The options a worker gets (already resolved by the parent).
     var workerOptions: TestRunOptions {
-        let settings = scenario.settings
-        var run = TestRunOptions(
-            limits: settings.limits, safety: settings.safety,
-            filter: nil, updateSnapshots: updateSnapshots, seed: settings.seed)
-        run.filters = filter
-        run.coverage = coverageOptions.coverage
-        run.filterOut = busted.filterOut
-        run.tags = busted.tags.flatMap { $0.split(separator: ",").map(String.init) }
-        run.excludeTags = busted.excludeTags.flatMap { $0.split(separator: ",").map(String.init) }
-        run.shuffleTests = busted.shuffleTests ?? false
-        run.sortTests = busted.sortTests ?? false
-        run.shuffleSeed = busted.shuffleSeed ?? settings.seed ?? 0
-        run.repeatCount = busted.repeatCount ?? 1
-        run.list = busted.list
-        run.lazySetup = busted.lazy ?? false
-        run.suppressPending = busted.suppressPending ?? false
-        run.keepGoing = busted.keepGoing ?? true
-        run.modulePaths = busted.lpath
-        run.helper = busted.helper
-        run.statements = busted.statements
-        return run
+        WorkerSettings(
+            settings: scenario.settings, filters: filter, filterOut: busted.filterOut, tags: busted.tags,
+            excludeTags: busted.excludeTags, shuffleTests: busted.shuffleTests ?? false,
+            sortTests: busted.sortTests ?? false, shuffleSeed: busted.shuffleSeed, repeatCount: busted.repeatCount,
+            list: busted.list, lazySetup: busted.lazy ?? false, suppressPending: busted.suppressPending ?? false,
+            keepGoing: busted.keepGoing ?? true, modulePaths: busted.lpath, helper: busted.helper,
+            statements: busted.statements, updateSnapshots: updateSnapshots, coverage: coverageOptions.coverage
+        ).options
     }
 
     func run() throws {

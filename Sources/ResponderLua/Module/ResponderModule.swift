@@ -207,19 +207,18 @@ public enum ResponderModule {
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
 
-        // identity cache: weak values
-        luashim_newtable(L)
-        luashim_newtable(L)
-        runtime.pushString("v")
-        lua_setfield(L, -2, "__mode")
-        lua_setmetatable(L, -2)
-        m.cacheRef = luaL_ref(L, luashim_registryindex())
-        luashim_newtable(L)
-        luashim_newtable(L)
-        runtime.pushString("v")
-        lua_setfield(L, -2, "__mode")
-        lua_setmetatable(L, -2)
-        m.nodeCacheRef = luaL_ref(L, luashim_registryindex())
+        // identity caches: weak values
+        /// A new table with weak values, referenced from the registry.
+        func weakValuedTable() -> Int32 {
+            luashim_newtable(L)
+            luashim_newtable(L)
+            runtime.pushString("v")
+            lua_setfield(L, -2, "__mode")
+            lua_setmetatable(L, -2)
+            return luaL_ref(L, luashim_registryindex())
+        }
+        m.cacheRef = weakValuedTable()
+        m.nodeCacheRef = weakValuedTable()
 
         m.metatables = Array(repeating: LUA_NOREF, count: ObjectKind.firstExtensionValue)
         m.kindLabels = Array(repeating: "", count: ObjectKind.firstExtensionValue)
