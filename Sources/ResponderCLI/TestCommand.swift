@@ -311,7 +311,7 @@ struct TestCommand: ParsableCommand {
             },
             coverage: { line in
                 coverageData.addWireLine(line)
-            }, stop: { stopAtFailure && running.anyFailure })
+            }, stop: { stopAtFailure && running.anyFailure }, lookahead: stopAtFailure ? 1 : 2)
         let duration = TestFramework.now() - start
         if progress { Console.out("\r\u{1B}[K") }
         if listing {
