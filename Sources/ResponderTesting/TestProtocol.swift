@@ -18,11 +18,6 @@ enum TestProtocol {
 
     private static func opt(_ s: String?) -> String { s.map { "=" + escape($0) } ?? "-" }
 
-    private static func unopt(_ s: Substring) -> String? {
-        guard s.first == "=" else { return nil }
-        return unescape(s.dropFirst())
-    }
-
     static func encode(_ r: TestRecord) -> String {
         let fields = [
             opt(r.name), opt(r.suite), opt(r.test), r.status.rawValue, opt(r.message), opt(r.location),
@@ -34,16 +29,35 @@ enum TestProtocol {
     }
 
     static func decode(_ line: Substring, file: String) -> TestRecord? {
-        // split on the tab byte: a field never holds one (escaped), and no grapheme breaking
-        let f = line.utf8.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false).map {
-            Substring($0)
+        decode(ArraySlice(line.utf8), file: file)
+    }
+
+    /// Reads a record line (without its newline) straight from the bytes a worker wrote: split on
+    /// the tab byte (a field never holds one: escaped), a field copied as it is unless it holds a
+    /// backslash (then unescaped).
+    static func decode(_ line: ArraySlice<UInt8>, file: String) -> TestRecord? {
+        var f: [Range<Int>] = []
+        f.reserveCapacity(13)
+        var start = line.startIndex
+        for i in line.indices where line[i] == 9 {
+            f.append(start..<i)
+            start = i + 1
         }
-        guard f.count == 13, f[0] == "R", let status = TestStatus(rawValue: String(f[4])) else { return nil }
+        f.append(start..<line.endIndex)
+        guard f.count == 13, f[0].count == 1, line[f[0].lowerBound] == UInt8(ascii: "R"),
+            let status = TestStatus(rawValue: String(decoding: line[f[4]], as: UTF8.self))
+        else { return nil }
+        func unopt(_ r: Range<Int>) -> String? {
+            guard !r.isEmpty, line[r.lowerBound] == UInt8(ascii: "=") else { return nil }
+            let value = line[(r.lowerBound + 1)..<r.upperBound]
+            let text = String(decoding: value, as: UTF8.self)
+            return value.contains(UInt8(ascii: "\\")) ? unescape(text) : text
+        }
         var record = TestRecord(
             file: file, name: unopt(f[1]) ?? "?", suite: unopt(f[2]) ?? "", test: unopt(f[3]) ?? "",
             status: status, message: unopt(f[5]), location: unopt(f[6]), diff: unopt(f[7]),
             trace: unopt(f[8]), traceback: unopt(f[9]), note: unopt(f[10]),
-            duration: Double(String(f[11])) ?? 0)
+            duration: Double(String(decoding: line[f[11]], as: UTF8.self)) ?? 0)
         if let warnings = unopt(f[12]) {
             record.warnings = warnings.split(separator: "\n", omittingEmptySubsequences: false).map(unescape)
         }

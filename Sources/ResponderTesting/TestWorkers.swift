@@ -201,12 +201,14 @@ package final class TestWorkerPool {
                 if n > 0 {
                     workers[wi].buffer.append(contentsOf: chunk[0..<n])
                     // Complete lines.
-                    while let nl = workers[wi].buffer.firstIndex(of: 10) {
-                        let bytes = workers[wi].buffer[..<nl]
-                        let line = String(decoding: bytes, as: UTF8.self)
-                        workers[wi].buffer.removeSubrange(...nl)
+                    var from = workers[wi].buffer.startIndex
+                    defer { workers[wi].buffer.removeSubrange(..<from) }
+                    while let nl = workers[wi].buffer[from...].firstIndex(of: 10) {
+                        let line = workers[wi].buffer[from..<nl]
+                        from = nl + 1
                         guard let cur = workers[wi].current else { continue }
-                        if line == "E" {
+                        let kind = line.first ?? 0
+                        if line.count == 1 && kind == UInt8(ascii: "E") {
                             let ended = TestFramework.now()
                             workers[wi].queue.removeFirst()
                             workers[wi].quick = ended - workers[wi].started < Self.quickFile
@@ -218,11 +220,12 @@ package final class TestWorkerPool {
                                 removed.insert(wi)
                                 break
                             }
-                        } else if line.hasPrefix("C") {
-                            coverage(line)
-                        } else if line.hasPrefix("F\t") {
-                            workers[wi].lastWords = TestProtocol.unescape(line.dropFirst(2))
-                        } else if let rec = TestProtocol.decode(Substring(line), file: files[cur].path) {
+                        } else if kind == UInt8(ascii: "C") {
+                            coverage(String(decoding: line, as: UTF8.self))
+                        } else if kind == UInt8(ascii: "F"), line.dropFirst().first == 9 {
+                            workers[wi].lastWords = TestProtocol.unescape(
+                                String(decoding: line.dropFirst(2), as: UTF8.self))
+                        } else if let rec = TestProtocol.decode(line, file: files[cur].path) {
                             record(cur, rec)
                         }
                     }

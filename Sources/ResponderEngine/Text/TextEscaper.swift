@@ -32,7 +32,13 @@ public struct TextEscaper: Sendable {
 
     /// Whether escaping leaves `text` as it is (read byte by byte: most text has nothing to escape).
     private func leavesUnchanged<S: StringProtocol>(_ text: S) -> Bool {
-        for byte in text.utf8 {
+        // one call for the bytes of a native string, not one generic call per byte
+        if let answer = text.utf8.withContiguousStorageIfAvailable({ leavesUnchanged(bytes: $0) }) { return answer }
+        return leavesUnchanged(bytes: text.utf8)
+    }
+
+    private func leavesUnchanged<Bytes: Sequence<UInt8>>(bytes: Bytes) -> Bool {
+        for byte in bytes {
             if byte >= 0x80 {
                 if replacesNonASCII { return false }
             } else if byte < 64 {
@@ -101,7 +107,10 @@ public struct TextEscaper: Sendable {
     /// The text a ``field`` escaper wrote.
     public static func unescapeField<S: StringProtocol>(_ text: S) -> String {
         // without a backslash there is nothing to undo
-        if !text.utf8.contains(UInt8(ascii: "\\")) { return String(text) }
+        let backslash = UInt8(ascii: "\\")
+        let hasBackslash =
+            text.utf8.withContiguousStorageIfAvailable { $0.contains(backslash) } ?? text.utf8.contains(backslash)
+        if !hasBackslash { return String(text) }
         var out = ""
         var it = text.unicodeScalars.makeIterator()
         while let scalar = it.next() {
