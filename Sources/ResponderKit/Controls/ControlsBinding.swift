@@ -66,7 +66,7 @@ enum ControlsBinding: ModuleBinding {
         lua_setfield(L, luashim_registryindex(), TargetAction.onMetaKey)
 
         // t[k] in protected mode (targets may have __index metamethods)
-        if m.runtime.load(
+        if m.runtime.loadHostChunk(
             PackageResources.protected_index_lua, chunkname: "=Sources/ResponderKit/Lua/protected_index.lua") == nil
         {
             lua_setfield(L, luashim_registryindex(), TargetAction.indexKey)

@@ -261,15 +261,15 @@ public final class LuaRuntime {
     /// through `rawget(_G, …)`) loads the kit prelude in each. With coverage on, always compiled
     /// (the recorder registers text chunks).
     public func loadHostChunk(_ source: [UInt8], chunkname: String) -> LuaFailure? {
-        if coverage == nil, let cached = HostChunkCache.bytecode[chunkname], cached.sourceCount == source.count {
-            let status = cached.code.withUnsafeBufferPointer { buf in
+        if coverage == nil, let code = HostChunkCache.code(for: chunkname, sourceCount: source.count) {
+            let status = code.withUnsafeBufferPointer { buf in
                 buf.withMemoryRebound(to: CChar.self) { luaL_loadbufferx(L, $0.baseAddress, $0.count, chunkname, "b") }
             }
             return status == LUA_OK ? nil : popFailure(status: status)
         }
         if let failure = load(source, chunkname: chunkname) { return failure }
         if coverage == nil, let code = HostChunkCache.dump(L) {
-            HostChunkCache.bytecode[chunkname] = (source.count, code)
+            HostChunkCache.keep(code, for: chunkname, sourceCount: source.count)
         }
         return nil
     }

@@ -72,6 +72,9 @@ end
 spy.new = new_spy
 function spy.is_spy(v) return type(v) == "table" and getmetatable(v) == SpyMT end
 function spy.on(t, key)
+  if type(t) ~= "table" and type(t) ~= "userdata" then
+    raise("spy.on(): Can only spy on a table key, call with 2 params; table, key (got " .. type(t) .. ")")
+  end
   local s = new_spy(t[key])
   t[key] = s
   s.target_table, s.target_key = t, key

@@ -54,6 +54,12 @@ describe("spies", function()
     assert.equal(original, obj.greet)
   end)
 
+  it("spy.on refuses a target that is not a table, at the caller's line", function()
+    local ok, e = pcall(function() spy.on(nil, "greet") end)
+    assert.is_false(ok)
+    assert.truthy(tostring(e):find("spy_spec.lua:%d+: spy.on%(%): Can only spy on a table key, call with 2 params; table, key %(got nil%)"), tostring(e))
+  end)
+
   it("stub replaces a function with fixed results", function()
     local obj = { f = function() return 1 end }
     local s = stub(obj, "f", 42)
