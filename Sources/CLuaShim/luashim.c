@@ -409,6 +409,39 @@ int luashim_load_text(lua_State *L, const char *buff, size_t size, const char *c
     return status;
 }
 
+/* ---------------- dump ---------------- */
+
+typedef struct { char *data; size_t size, capacity; } dump_buffer;
+
+/* lua_dump's writer: appends to the buffer (lua_dump calls it once per small piece) */
+static int dump_writer(lua_State *L, const void *p, size_t size, void *ud) {
+    (void)L;
+    dump_buffer *b = (dump_buffer *)ud;
+    if (size > SIZE_MAX / 2 - b->size) return 1;
+    if (b->size + size > b->capacity) {
+        size_t capacity = b->capacity ? b->capacity : 16384;
+        while (capacity < b->size + size) capacity *= 2;
+        char *grown = realloc(b->data, capacity);
+        if (!grown) return 1;
+        b->data = grown;
+        b->capacity = capacity;
+    }
+    memcpy(b->data + b->size, p, size);
+    b->size += size;
+    return 0;
+}
+
+/* [-0, +0, -]: lua_dump neither allocates in the state nor raises */
+char *luashim_dump(lua_State *L, size_t *size) {
+    dump_buffer b = { NULL, 0, 0 };
+    if (lua_dump(L, dump_writer, &b, 0) != 0 || b.size == 0) {
+        free(b.data);
+        return NULL;
+    }
+    *size = b.size;
+    return b.data;
+}
+
 /* ---------------- tostring in protected mode ---------------- */
 
 /* [-0, +1, e] */

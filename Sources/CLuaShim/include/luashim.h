@@ -111,6 +111,10 @@ void luashim_push_last_traceback(lua_State *L);
 /** Loads a text-only chunk (binary refused). Returns a status like luaL_loadbufferx. */
 int luashim_load_text(lua_State *L, const char *buff, size_t size, const char *chunkname);
 
+/** The bytecode (with debug information) of the Lua function on top of the stack, in a buffer
+ *  from malloc the caller frees; NULL when it cannot be dumped or memory runs out. */
+char *luashim_dump(lua_State *L, size_t *size);
+
 /** Opens the sandboxed standard library set in the global table (SPEC §4). */
 void luashim_open_sandbox(lua_State *L);
 

@@ -2,6 +2,10 @@ import CLua
 import CLuaShim
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Bytecode of the host's own Lua chunks (never script input), dumped once per process: see
 /// ``LuaRuntime/loadHostChunk(_:chunkname:)`` and the test framework's chunks. Shared by every
 /// state of the process, whichever thread runs it (Swift Testing runs states on several).
@@ -26,23 +30,11 @@ public enum HostChunkCache {
         entries.withLock { $0[chunkname] = Entry(sourceCount: sourceCount, code: code) }
     }
 
-    private final class Buffer { var bytes: [UInt8] = [] }
-
     /// The bytecode (with debug information) of the Lua function on top of the stack, or nil.
     public static func dump(_ L: OpaquePointer) -> [UInt8]? {
-        let buffer = Buffer()
-        let writer: lua_Writer = { _, p, size, ud in
-            guard let p, let ud else { return 1 }
-            Unmanaged<Buffer>.fromOpaque(ud).takeUnretainedValue().bytes
-                .append(contentsOf: UnsafeRawBufferPointer(start: p, count: size))
-            return 0
-        }
-        // Lifetime proof: `lua_dump` calls the writer only during this call, while `buffer` is a
-        // live local; Lua never keeps `ud`. Test: every spec file of scripts/tests (a worker
-        // dumps the kit prelude once and undumps it for each later file).
-        guard lua_dump(L, writer, Unmanaged.passUnretained(buffer).toOpaque(), 0) == 0,
-            !buffer.bytes.isEmpty
-        else { return nil }
-        return buffer.bytes
+        var size = 0
+        guard let data = luashim_dump(L, &size) else { return nil }
+        defer { free(data) }
+        return Array(UnsafeRawBufferPointer(start: data, count: size))
     }
 }

@@ -50,28 +50,37 @@ public enum LuaBytecode {
             return nil
         }
 
+        /// Writes a size as `dumpSize` does (only 0 is written here: an empty list).
         static func append(size: Int, to out: inout [UInt8]) {
-            var groups: [UInt8] = [UInt8(size & 0x7F) | 0x80]
-            var rest = size >> 7
-            while rest != 0 {
-                groups.append(UInt8(rest & 0x7F))
-                rest >>= 7
+            var shift = 0
+            while size >> (shift + 7) != 0 { shift += 7 }
+            while shift > 0 {
+                out.append(UInt8((size >> shift) & 0x7F))
+                shift -= 7
             }
-            out += groups.reversed()
+            out.append(UInt8(size & 0x7F) | 0x80)
         }
 
         /// Copies the next `count` bytes.
         mutating func copy(_ count: Int, into out: inout [UInt8]) -> Bool {
             guard count >= 0, count <= bytes.count - position else { return false }
-            out += bytes[position..<(position + count)]
+            out.append(contentsOf: bytes[position..<(position + count)])
             position += count
             return true
         }
 
-        /// Copies a size and returns it.
+        /// Skips the next `count` bytes.
+        mutating func skip(_ count: Int) -> Bool {
+            guard count >= 0, count <= bytes.count - position else { return false }
+            position += count
+            return true
+        }
+
+        /// Copies a size, as it is written, and returns it.
         mutating func copySize(into out: inout [UInt8]) -> Int? {
+            let start = position
             guard let n = size() else { return nil }
-            Self.append(size: n, to: &out)
+            out.append(contentsOf: bytes[start..<position])
             return n
         }
 
@@ -83,8 +92,8 @@ public enum LuaBytecode {
 
         /// Skips a string.
         mutating func skipString() -> Bool {
-            var discard: [UInt8] = []
-            return copyString(into: &discard)
+            guard let n = size() else { return false }
+            return n == 0 || skip(n - 1)
         }
 
         /// One function (`dumpFunction`) and the functions nested in it, walked with a stack of
