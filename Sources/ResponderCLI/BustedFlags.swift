@@ -111,9 +111,48 @@ struct BustedFlags: ParsableArguments {
     @Option(help: "Language of messages: only 'en'.")
     var lang: String?
 
+    /// The values given, without ArgumentParser's wrappers.
+    var settings: BustedSettings {
+        BustedSettings(
+            pattern: pattern, excludePattern: excludePattern, tags: tags, excludeTags: excludeTags,
+            filterOut: filterOut, lpath: lpath, helper: helper, statements: statements, task: task,
+            configFile: configFile, directory: directory, repeatCount: repeatCount, shuffleSeed: shuffleSeed,
+            shuffle: shuffle, shuffleFiles: shuffleFiles, shuffleTests: shuffleTests, sort: sort,
+            sortTests: sortTests, list: list, keepGoing: keepGoing, exitOnFailure: exitOnFailure, lazy: lazy,
+            suppressPending: suppressPending)
+    }
+
     /// Rejects values out of range; `TestCommand.validate()` calls it (see ``SandboxFlags/check()``).
     func check() throws {
         if let repeatCount, repeatCount < 1 { throw ValidationError("--repeat must be at least 1") }
         if let lang, lang != "en" { throw ValidationError("--lang: only 'en' messages exist (got '\(lang)')") }
     }
+}
+
+/// The values of ``BustedFlags`` a run reads (the others are accepted and ignored), each at the
+/// same default: nil where a `.busted` file's value may apply.
+struct BustedSettings: Equatable {
+    var pattern: [String] = []
+    var excludePattern: [String] = []
+    var tags: [String] = []
+    var excludeTags: [String] = []
+    var filterOut: [String] = []
+    var lpath: [String] = []
+    var helper: String?
+    var statements: [String] = []
+    var task: String?
+    var configFile: String?
+    var directory: String?
+    var repeatCount: Int?
+    var shuffleSeed: Int64?
+    var shuffle: Bool?
+    var shuffleFiles: Bool?
+    var shuffleTests: Bool?
+    var sort: Bool?
+    var sortTests: Bool?
+    var list = false
+    var keepGoing: Bool?
+    var exitOnFailure = false
+    var lazy: Bool?
+    var suppressPending: Bool?
 }

@@ -28,6 +28,35 @@ struct CoverageOptions: ParsableArguments {
         }
     }
 
+    var mode: CoverageMode { settings.mode }
+
+    /// The values given, without ArgumentParser's wrappers.
+    var settings: CoverageSettings {
+        CoverageSettings(coverage: coverage, coverageOutput: coverageOutput, coverageFormat: coverageFormat)
+    }
+
+    /// See ``CoverageSettings/write(_:)``.
+    func write(_ data: CoverageData) -> String? { settings.write(data) }
+
+    /// Creates the folders above `path` (as `mkdir -p`).
+    static func makeParent(of path: String) -> Bool {
+        let dir = FileText.directory(of: path)
+        if dir == "." || FileText.isDirectory(dir) { return true }
+        var built = dir.hasPrefix("/") ? "/" : ""
+        for part in dir.split(separator: "/") {
+            built += (built.isEmpty || built.hasSuffix("/") ? "" : "/") + part
+            if !FileText.isDirectory(built) && mkdir(built, 0o755) != 0 && errno != EEXIST { return false }
+        }
+        return true
+    }
+}
+
+/// The values of ``CoverageOptions``, at the same defaults.
+struct CoverageSettings: Equatable {
+    var coverage = false
+    var coverageOutput: String?
+    var coverageFormat = "lcov"
+
     var mode: CoverageMode { coverage ? .linesAndResponders : .off }
 
     /// The report file.
@@ -45,17 +74,5 @@ struct CoverageOptions: ParsableArguments {
             return nil
         }
         return "\nCoverage (\(path)):\n" + data.summary()
-    }
-
-    /// Creates the folders above `path` (as `mkdir -p`).
-    static func makeParent(of path: String) -> Bool {
-        let dir = FileText.directory(of: path)
-        if dir == "." || FileText.isDirectory(dir) { return true }
-        var built = dir.hasPrefix("/") ? "/" : ""
-        for part in dir.split(separator: "/") {
-            built += (built.isEmpty || built.hasSuffix("/") ? "" : "/") + part
-            if !FileText.isDirectory(built) && mkdir(built, 0o755) != 0 && errno != EEXIST { return false }
-        }
-        return true
     }
 }

@@ -57,7 +57,7 @@ struct ScenarioFlags: ParsableArguments {
 
 /// The values of ``ScenarioFlags``, which `FastRun` fills by hand: what a scenario runtime is
 /// made with. An option not given stays nil where its default depends on the command.
-struct ScenarioSettings {
+struct ScenarioSettings: Equatable {
     /// The levels `--safety` accepts.
     static let levels = ["relaxed", "strict", "disabled"]
     /// Every option at its default.

@@ -13,6 +13,10 @@ if let fast = FastRun.parse(arguments) {
     Console.flush()
     exit(fast.execute())
 }
+if let settings = FastTest.parse(arguments) {
+    // `responder test [PATH…]` without options: every value at its default
+    exit(FastTest.execute(settings))
+}
 if let options = FastWorker.parse(arguments) {
     // a worker of `responder test`, with the arguments its parent wrote: skip the general parser
     TestWorker.run(options: options)

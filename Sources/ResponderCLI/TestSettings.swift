@@ -1,0 +1,289 @@
+import ArgumentParser
+import ResponderLua
+import ResponderTesting
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What `responder test` is asked to do: the values of ``TestCommand``'s options without
+/// ArgumentParser's wrappers, so that ``FastTest`` can fill them by hand for the most common
+/// command lines (`responder test [PATH…]`), and the run itself.
+struct TestSettings: Equatable {
+    var paths: [String] = []
+    var filter: [String] = []
+    var jobs: Int?
+    var format: String?
+    var outputFile: String?
+    var handler: String?
+    var shard: String?
+    var updateSnapshots = false
+    var busted = BustedSettings()
+    var scenario = ScenarioSettings()
+    var coverageOptions = CoverageSettings()
+}
+
+extension TestSettings {
+    /// `--shard K/N` read, or nil.
+    static func parseShard(_ s: String) -> (Int, Int)? {
+        let parts = s.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, k >= 1, k <= n else { return nil }
+        return (k, n)
+    }
+
+    /// The options after the `.busted` file: command line first, then the task, then `_all`.
+    struct Resolved {
+        var paths: [String]
+        var format: String
+        var colour: Bool
+        var patterns: [String]
+        var excludePatterns: [String]
+        var run: TestRunOptions
+        var shuffleFiles: Bool
+        var workerArguments: [String]
+    }
+
+    func resolve() throws -> Resolved {
+        var config: [String: BustedConfig.Value] = [:]
+        let configPath = busted.configFile ?? ".busted"
+        if busted.configFile != nil || FileText.isFile(configPath) {
+            do {
+                config = try BustedConfig.load(configPath, task: busted.task).options
+            } catch {
+                Stderr.write("error: \(error.message)\n")
+                throw ExitCode(2)
+            }
+        } else if let task = busted.task {
+            Stderr.write("error: Task `\(task)` not found: there is no .busted file\n")
+            throw ExitCode(2)
+        }
+        func list(_ cli: [String], _ keys: String...) -> [String] {
+            if !cli.isEmpty { return cli }
+            for k in keys { if let v = config[k] { return v.strings } }
+            return []
+        }
+        func text(_ cli: String?, _ keys: String...) -> String? {
+            if let cli { return cli }
+            for k in keys { if let v = config[k]?.text { return v } }
+            return nil
+        }
+        func flag(_ cli: Bool?, _ keys: String...) -> Bool? {
+            if let cli { return cli }
+            for k in keys { if let v = config[k]?.flag { return v } }
+            return nil
+        }
+        func commaList(_ values: [String]) -> [String] {
+            values.flatMap { BustedConfig.Value.text($0).strings }
+        }
+
+        var roots = paths
+        if roots.isEmpty, let r = config["ROOT"] { roots = r.strings }
+        if roots.isEmpty { roots = FileText.isDirectory("spec") ? ["spec"] : ["."] }
+
+        var format = self.format ?? "pretty"
+        var colour = true
+        if let h = text(handler, "output", "o") {
+            if let f = TestCommand.handlers[h] {
+                if self.format == nil || handler != nil { format = f }
+                colour = h != "plainTerminal"
+            } else {
+                Stderr.write("warning: output handler '\(h)' from \(configPath) is not available; using utfTerminal\n")
+            }
+        }
+
+        // --seed, else the .busted file's: math.random's seed and the shuffled order's
+        let givenSeed = scenario.seed ?? text(nil, "seed").flatMap { Int64($0) }
+        var settings = scenario
+        settings.seed = givenSeed
+        var run = TestRunOptions(
+            limits: settings.limits, safety: settings.safety,
+            filter: nil, updateSnapshots: updateSnapshots, seed: givenSeed)
+        run.coverage = coverageOptions.coverage
+        run.filters = list(filter, "filter")
+        run.filterOut = list(busted.filterOut, "filter-out")
+        run.tags = commaList(list(busted.tags, "tags", "t"))
+        run.excludeTags = commaList(list(busted.excludeTags, "exclude-tags"))
+        for t in run.excludeTags where run.tags.contains(t) {
+            Stderr.write("error: Cannot use --tags and --exclude-tags for the same tags\n")
+            throw ExitCode(2)
+        }
+        let shuffleAll = flag(busted.shuffle, "shuffle")
+        let sortAll = flag(busted.sort, "sort")
+        run.shuffleTests = flag(busted.shuffleTests, "shuffle-tests") ?? shuffleAll ?? false
+        run.sortTests = !run.shuffleTests && (flag(busted.sortTests, "sort-tests") ?? sortAll ?? false)
+        run.shuffleSeed = givenSeed ?? Int64(TestFramework.now() * 1000) % 2_147_483_647
+        run.repeatCount = busted.repeatCount ?? text(nil, "repeat").flatMap { Int($0) } ?? 1
+        run.list = busted.list || (flag(nil, "list", "l") ?? false)
+        run.lazySetup = flag(busted.lazy, "lazy") ?? false
+        run.suppressPending = flag(busted.suppressPending, "suppress-pending") ?? false
+        run.keepGoing = busted.exitOnFailure ? false : (flag(busted.keepGoing, "keep-going", "k") ?? true)
+        run.modulePaths = list(busted.lpath, "lpath", "m").flatMap { $0.split(separator: ";").map(String.init) }
+            .filter { !$0.isEmpty }
+        run.helper = text(busted.helper, "helper")
+        run.statements = busted.statements.isEmpty ? list([], "e") : busted.statements
+
+        var args =
+            settings.arguments + ["--shuffle-seed", String(run.shuffleSeed), "--repeat", String(run.repeatCount)]
+        for f in run.filters { args.append("--filter=" + f) }
+        for f in run.filterOut { args.append("--filter-out=" + f) }
+        if !run.tags.isEmpty { args.append("--tags=" + run.tags.joined(separator: ",")) }
+        if !run.excludeTags.isEmpty { args.append("--exclude-tags=" + run.excludeTags.joined(separator: ",")) }
+        if run.shuffleTests { args.append("--shuffle-tests") }
+        if run.sortTests { args.append("--sort-tests") }
+        if run.list { args.append("--list") }
+        if run.lazySetup { args.append("--lazy") }
+        if run.suppressPending { args.append("--suppress-pending") }
+        if !run.keepGoing { args.append("--no-keep-going") }
+        for p in run.modulePaths { args.append("--lpath=" + p) }
+        if let h = run.helper { args.append("--helper=" + h) }
+        for e in run.statements { args += ["-e", e] }
+        if updateSnapshots { args.append("--update-snapshots") }
+        if coverageOptions.coverage { args.append("--coverage") }
+
+        return Resolved(
+            paths: roots, format: format, colour: colour,
+            patterns: list(busted.pattern, "pattern", "p"),
+            excludePatterns: list(busted.excludePattern, "exclude-pattern"),
+            run: run,
+            shuffleFiles: flag(busted.shuffleFiles, "shuffle-files") ?? shuffleAll ?? false,
+            workerArguments: args)
+    }
+
+    /// Runs the files; throws the exit status.
+    func execute() throws {
+        if let directory = busted.directory, chdir(directory) != 0 {
+            Stderr.write("error: cannot change to folder '\(directory)': \(String(cString: strerror(errno)))\n")
+            throw ExitCode(2)
+        }
+        let resolved = try resolve()
+
+        var selection = TestDiscovery.Selection()
+        do {
+            if !resolved.patterns.isEmpty { selection.pattern = try LuaPatternMatcher(resolved.patterns) }
+            if !resolved.excludePatterns.isEmpty { selection.exclude = try LuaPatternMatcher(resolved.excludePatterns) }
+        } catch {
+            Stderr.write("error: --pattern: \(error.message)\n")
+            throw ExitCode(2)
+        }
+        var files: [TestFile]
+        do {
+            files = try TestDiscovery.discover(resolved.paths, selection: selection)
+        } catch {
+            if case .missing(let p) = error {
+                Stderr.write(
+                    "error: cannot open '\(p)': no such file or folder\nhint: give spec files or folders; see 'responder test --help'\n"
+                )
+            }
+            throw ExitCode(2)
+        }
+        if let shard, let (k, n) = Self.parseShard(shard) {
+            files = TestDiscovery.shard(files, k: k, n: n)
+        }
+        if resolved.shuffleFiles {
+            var rng = SplitMix(seed: UInt64(bitPattern: resolved.run.shuffleSeed))
+            files.shuffle(using: &rng)
+        }
+
+        let format = resolved.format
+        let toStdout = outputFile == nil
+        let pretty = format == "pretty"
+        let listing = resolved.run.list
+        let live = pretty && toStdout && !listing
+        let terminal = Console.isTerminal(1)
+        let noColor = getenv("NO_COLOR").map { String(cString: $0).isEmpty == false } ?? false
+        let style = TestReport.Style(colour: live && terminal && !noColor && resolved.colour)
+        let progress = live && terminal && files.count >= 20
+
+        let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let pool = TestWorkerPool(
+            jobs: jobs ?? max(1, cores), workerArguments: resolved.workerArguments,
+            stdoutToStderr: !pretty && toStdout && !listing,
+            timeoutSeconds: scenario.limits.timeoutSeconds ?? LuaLimits.defaultTimeoutSeconds)
+
+        let start = TestFramework.now()
+        var perFile = [[TestRecord]](repeating: [], count: files.count)
+        var running = TestSummary()
+        var filesDone = 0
+        var coverageData = CoverageData()
+        let stopAtFailure = !resolved.run.keepGoing
+        var lastProgress = 0.0
+        pool.run(
+            files,
+            record: { index, record in
+                perFile[index].append(record)
+                running.add(record)
+                if live && !progress { Console.out(TestReport.mark(record, style)) }
+                // the progress line moves with each test, at most 20 times a second
+                let now = TestFramework.now()
+                if progress && now - lastProgress >= 0.05 {
+                    lastProgress = now
+                    Console.out("\r\u{1B}[K[\(filesDone)/\(files.count) files] \(running.line)")
+                    Console.flush()
+                }
+            },
+            done: { _ in
+                filesDone += 1
+                if progress {
+                    Console.out("\r\u{1B}[K[\(filesDone)/\(files.count) files] \(running.line)")
+                }
+                if live { Console.flush() }
+            },
+            coverage: { line in
+                coverageData.addWireLine(line)
+            }, stop: { stopAtFailure && running.anyFailure }, lookahead: stopAtFailure ? 1 : 2)
+        let duration = TestFramework.now() - start
+        if progress { Console.out("\r\u{1B}[K") }
+        if listing {
+            Console.flush()
+            throw ExitCode(0)
+        }
+        let records = perFile.flatMap { $0 }
+        var summary = TestSummary()
+        for r in records { summary.add(r) }
+
+        let report: String
+        switch format {
+        case "tap": report = TestReport.tap(records)
+        case "junit": report = TestReport.junit(records, files: files.map(\.path), duration: duration)
+        case "json": report = TestReport.json(records, duration: duration)
+        default:
+            let st = toStdout ? style : TestReport.Style(colour: false)
+            report =
+                (live && !progress && !records.isEmpty ? "\n" : "") + TestReport.pretty(records, st, duration: duration)
+        }
+        if let outputFile {
+            if !FileText.write(report, to: outputFile) {
+                Stderr.write("error: cannot write the report to '\(outputFile)': \(String(cString: strerror(errno)))\n")
+                throw ExitCode(2)
+            }
+            Console.out(summary.line + "\n")
+        } else if pretty {
+            Console.out(report)
+            Console.out(summary.line + "\n")
+        } else {
+            Console.out(report)
+            Console.flush()
+            Stderr.write(summary.line + "\n")
+        }
+        Console.flush()
+        var coverageFailed = false
+        if coverageOptions.coverage {
+            if let text = coverageOptions.write(coverageData) {
+                if pretty && toStdout {
+                    Console.out(text)
+                    Console.flush()
+                } else {
+                    Stderr.write(text)
+                }
+            } else {
+                coverageFailed = true
+            }
+        }
+        if files.isEmpty {
+            Stderr.write(
+                "warning: no test files found (looked for \(resolved.patterns.isEmpty ? "*_spec.lua" : "files matching " + resolved.patterns.joined(separator: ", ")) under \(resolved.paths.joined(separator: ", ")))\n"
+            )
+        }
+        throw ExitCode(summary.anyFailure ? 1 : coverageFailed ? 2 : 0)
+    }
+}
