@@ -3,9 +3,10 @@ import ResponderLua
 
 /// The line protocol between `responder test` and its workers (`responder test --worker`).
 ///
-/// Parent → worker (stdin), one line per file:  `S\t<path>` (spec) or `P\t<path>` (plain script).
-/// Worker → parent (fd 3), per file: zero or more `R\t…` record lines, then `E` when the file is
-/// done. A record line is twelve tab-separated fields: name, suite, test, status, message,
+/// Parent → worker (stdin), one line per file:  `S<index>\t<path>` (spec) or `P<index>\t<path>`
+/// (plain script), the index the file's place in the run's ``TestClaims`` (may be empty: no claim).
+/// Worker → parent (fd 3), per file in the order given: `K` when another worker had claimed it
+/// (skipped), else zero or more `R\t…` record lines, then `E` when the file is done. A record line is twelve tab-separated fields: name, suite, test, status, message,
 /// location, diff, trace, traceback, note, duration, warnings (each escaped, joined by newlines). Each optional field is `-` (absent) or `=`
 /// followed by the value with `\\`, tab, newline and CR escaped as `\\`, `\t`, `\n`, `\r`.
 /// Worker stdout/stderr are left for the scripts' own `print` output and diagnostics.

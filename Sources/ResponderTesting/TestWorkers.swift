@@ -19,15 +19,23 @@ package enum TestWorker {
         // from a last `F` line (see TestProtocol) and goes on with the other files.
         luashim_set_hard_exit_report(TestProtocol.resultFD, "F\t")
         let crashTrigger = getenv("RESPONDER_TEST_CRASH_WORKER_ON").map { String(cString: $0) }
+        let claims = TestClaims.attach()
         var pending: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
             if let nl = pending.firstIndex(of: 10) {
                 let line = String(decoding: pending[..<nl], as: UTF8.self)
                 pending.removeSubrange(...nl)
-                guard line.count > 2 else { continue }
+                // `S<index>\t<path>` or `P<index>\t<path>` (see TestProtocol)
+                guard let tab = line.firstIndex(of: "\t"), tab > line.startIndex else { continue }
                 let plain = line.hasPrefix("P")
-                let path = String(line.dropFirst(2))
+                let path = String(line[line.index(after: tab)...])
+                guard !path.isEmpty else { continue }
+                if let index = Int(line[line.index(after: line.startIndex)..<tab]), let claims, !claims.claim(index) {
+                    // another worker has run it: skipped
+                    if !TestProcess.writeAll(TestProtocol.resultFD, Array("K\n".utf8)) { exit(0) }
+                    continue
+                }
                 // Testing aid: lets the CLI tests check that a crashed worker costs one file only.
                 if let crash = crashTrigger, path.contains(crash) { kill(getpid(), SIGKILL) }
                 TestFramework.runFile(
@@ -103,10 +111,11 @@ package final class TestWorkerPool {
     ///
     /// A worker that just finished a short file (under ``quickFile`` seconds) gets up to
     /// `lookahead` files at a time (the one it runs and the next, waiting in its input), so that it
-    /// does not wait for the parent between files (about 10 % of a run of small spec files);
-    /// after a long file it gets one at a time again, so that no file waits behind a long one
-    /// while another worker is idle. Pass 1 when `stop` may answer true, so that no file is
-    /// already waiting in a worker when the run stops.
+    /// does not wait for the parent between files (13 % of a run of 500 small spec files). A
+    /// worker with nothing left to run takes a file still waiting in another's input as well
+    /// (behind a long file there): ``TestClaims`` let it run on whichever worker reaches it first,
+    /// and the other skips it. Pass 1 when `stop` may answer true, so that no file is already
+    /// waiting in a worker when the run stops.
     package func run(
         _ files: [TestFile], record: (Int, TestRecord) -> Void, done: (Int) -> Void,
         coverage: (String) -> Void = { _ in }, stop: () -> Bool = { false }, lookahead: Int = 2
@@ -118,13 +127,18 @@ package final class TestWorkerPool {
         var stopped = false
         var workers: [Worker] = []
         var hasWork: Bool { !stopped && (!returned.isEmpty || next < files.count) }
+        // which files started, shared with the workers (only when files wait in workers' inputs)
+        let claims = lookahead > 1 ? TestClaims.create(count: files.count) : nil
+        /// Files handed to a second worker (at most once each).
+        var doubled = Set<Int>()
 
         func spawnWorker() -> Worker? {
             guard
                 let child = TestProcess.spawn(
                     executable, [executable, "test", "--worker"] + workerArguments,
                     pipeInput: true, captured: [TestProtocol.resultFD],
-                    redirects: stdoutToStderr ? [(2, 1)] : [], environment: environment)
+                    redirects: (stdoutToStderr ? [(2, 1)] : []) + (claims.map { [($0.fd, TestClaims.workerFD)] } ?? []),
+                    environment: environment)
             else { return nil }
             return Worker(pid: child.pid, input: child.input, output: child.outputs[0])
         }
@@ -142,11 +156,33 @@ package final class TestWorkerPool {
                 }
                 if w.queue.isEmpty { w.started = TestFramework.now() }
                 w.queue.append(i)
-                let f = files[i]
-                lines += (f.plain ? "P\t" : "S\t") + f.path + "\n"
+                lines += line(i)
             }
             if !lines.isEmpty { _ = TestProcess.writeAll(w.input, Array(lines.utf8)) }
             return !w.queue.isEmpty
+        }
+
+        func line(_ i: Int) -> String { (files[i].plain ? "P" : "S") + "\(i)\t" + files[i].path + "\n" }
+
+        /// Whether another live worker than `wi` holds file `i`.
+        func heldElsewhere(_ i: Int, than wi: Int, removed: Set<Int>) -> Bool {
+            workers.indices.contains { $0 != wi && !removed.contains($0) && workers[$0].queue.contains(i) }
+        }
+
+        /// Gives the idle worker `wi` a file waiting behind another worker's current one (not yet
+        /// claimed, not given twice already); false when there is none.
+        func takeWaiting(into wi: Int, removed: Set<Int>) -> Bool {
+            guard let claims else { return false }
+            for v in workers.indices where v != wi && !removed.contains(v) && !workers[v].killed {
+                for i in workers[v].queue.dropFirst() where !claims.claimed(i) && !doubled.contains(i) {
+                    doubled.insert(i)
+                    workers[wi].started = TestFramework.now()
+                    workers[wi].queue.append(i)
+                    _ = TestProcess.writeAll(workers[wi].input, Array(line(i).utf8))
+                    return true
+                }
+            }
+            return false
         }
 
         func retire(_ w: Worker) {
@@ -208,14 +244,19 @@ package final class TestWorkerPool {
                         from = nl + 1
                         guard let cur = workers[wi].current else { continue }
                         let kind = line.first ?? 0
-                        if line.count == 1 && kind == UInt8(ascii: "E") {
+                        if line.count == 1 && (kind == UInt8(ascii: "E") || kind == UInt8(ascii: "K")) {
+                            // E: the file is done; K: skipped, another worker claimed it first
                             let ended = TestFramework.now()
                             workers[wi].queue.removeFirst()
-                            workers[wi].quick = ended - workers[wi].started < Self.quickFile
+                            if kind == UInt8(ascii: "E") {
+                                workers[wi].quick = ended - workers[wi].started < Self.quickFile
+                                done(cur)
+                                if stop() { stopped = true }
+                            }
                             workers[wi].started = ended
-                            done(cur)
-                            if stop() { stopped = true }
-                            if !assign(&workers[wi], depth: workers[wi].quick ? lookahead : 1) {
+                            if !assign(&workers[wi], depth: workers[wi].quick ? lookahead : 1)
+                                && !takeWaiting(into: wi, removed: removed)
+                            {
                                 retire(workers[wi])
                                 removed.insert(wi)
                                 break
@@ -237,7 +278,9 @@ package final class TestWorkerPool {
                 close(w.output)
                 let how = TestProcess.wait(w.pid)
                 removed.insert(wi)
-                if let cur = w.current {
+                // a file it had not claimed yet that another worker holds: that one runs it
+                if let cur = w.current, claims?.claimed(cur) == false, heldElsewhere(cur, than: wi, removed: removed) {
+                } else if let cur = w.current {
                     let path = files[cur].path
                     let message: String
                     if let words = w.lastWords {
@@ -256,8 +299,12 @@ package final class TestWorkerPool {
                             location: TestFramework.location(in: message) ?? path + ":0"))
                     done(cur)
                 }
-                // the files it had not started go to another worker, in their order
-                returned = Array(w.queue.dropFirst()) + returned
+                // the files it had not started go to another worker, in their order (but not those
+                // another worker holds or has started)
+                returned =
+                    w.queue.dropFirst().filter {
+                        claims?.claimed($0) != true && !heldElsewhere($0, than: wi, removed: removed)
+                    } + returned
                 if hasWork, var fresh = spawnWorker() {
                     if assign(&fresh) { replacements.append(fresh) } else { retire(fresh) }
                 }

@@ -302,6 +302,26 @@ struct TestCommandTests {
         }
     }
 
+    @Test func aFileWaitingBehindALongOneRunsOnceWhereverItRuns() throws {
+        // a waits in worker 1, c is handed to worker 1 behind it; worker 2 finishes b and takes c
+        // as well: the claims let only one of them run it
+        let busy = "local t = os.clock() while os.clock() - t < 0.3 do end"
+        let dir = try H.folder([
+            "a_spec.lua": "it('a', function() \(busy) end)\n",
+            "b_spec.lua": "it('b', function() end)\n",
+            "c_spec.lua": "it('c', function() \(busy) end)\nit('c2', function() end)\n",
+        ])
+        for jobs in ["1", "2", "3"] {
+            let r = try H.run(dir, ["--jobs", jobs, "--format", "tap"])
+            #expect(r.status == 0)
+            #expect(H.lastLine(r.stderr) == "4 passed, 0 failed, 0 skipped")
+            let names = r.stdout.split(separator: "\n").filter { $0.hasPrefix("ok ") }.map {
+                $0.split(separator: " - ").last ?? ""
+            }
+            #expect(names.sorted() == ["a", "b", "c", "c2"], "\(names)")
+        }
+    }
+
     @Test func failuresInPrettyOutputIncludeTheTrace() throws {
         let dir = try H.folder([
             "t_spec.lua": """

@@ -238,6 +238,17 @@ luashim_value_cell *luashim_to_value(lua_State *L, int idx, int mtref);
 /** The Swift type of a cell returned by `luashim_to_value` (never NULL for those). */
 static inline void *luashim_value_type(const luashim_value_cell *cell) { return *cell->typeBlock; }
 
+/* Claims of a `responder test` run (claims.c): one byte per file in shared memory. */
+/** A memfd of `count` bytes, mapped; its descriptor (close-on-exec) in *fd. NULL on failure. */
+unsigned char *luashim_claims_create(size_t count, int *fd);
+/** Maps the parent's claims memfd at `fd` (and nothing else); its size in *count. NULL if absent. */
+unsigned char *luashim_claims_attach(int fd, size_t *count);
+void luashim_claims_release(unsigned char *claims, size_t count);
+/** 1 when this call claimed file `index` (it was unclaimed), else 0. */
+int luashim_claim(unsigned char *claims, size_t index);
+/** Whether file `index` has been claimed. */
+int luashim_claimed(const unsigned char *claims, size_t index);
+
 /* stdio helpers (Swift 6 cannot touch the global FILE pointers) */
 void luashim_write_stderr(const char *s, size_t n);
 void luashim_write_stdout(const char *s, size_t n);

@@ -214,7 +214,10 @@ function state.snapshot()
   return new
 end
 
-function state.add_formatter(fn) insert(current.formatters, 1, fn) end
+function state.add_formatter(fn)
+  if not callable(fn) then raise("add_formatter(): a formatter must be a function (got " .. type(fn) .. ")") end
+  insert(current.formatters, 1, fn)
+end
 
 function state.remove_formatter(fn, s)
   s = s or current
@@ -375,6 +378,9 @@ ctx.StateMT = StateMT
 function obj.state() return setmetatable({ mod = true, tokens = {} }, StateMT) end
 
 function obj:register(nspace, name, callback, positive, negative)
+  if type(name) ~= "string" then
+    raise("assert:register(): the name must be a string (got " .. type(name) .. ")")
+  end
   local lower = name:lower()
   namespaces[nspace] = namespaces[nspace] or {}
   namespaces[nspace][lower] = { callback = callback, name = lower, positive_message = positive,

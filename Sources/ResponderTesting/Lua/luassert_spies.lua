@@ -189,7 +189,7 @@ end)
 local function with_lists(name, method)
   return function(st, args)
     local payload = rawget(st, "payload")
-    if payload and payload[method] then
+    if type(payload) == "table" and payload[method] then
       local holds, list = payload[method](payload, args)
       local expected = setmetatable(util.shallowcopy(args), ctx.ArglistMT)
       util.cleararglist(args)

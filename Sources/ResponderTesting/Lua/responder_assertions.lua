@@ -172,6 +172,9 @@ end)
 register("no_warnings", function(negate, a)
   local fn = a[1]
   local before = 0
+  if fn ~= nil and not ctx.callable(fn) then
+    raise("assert.no_warnings(): expected a function or nothing (got " .. type(fn) .. ")")
+  end
   if fn ~= nil then
     before = #warnings_list()
     fn()
