@@ -14,6 +14,7 @@
 
 #define CLAIMS_NAME "responder-test-claims"
 
+#if defined(__linux__)
 unsigned char *luashim_claims_create(size_t count, int *fd) {
     if (count == 0) count = 1;
     int made = memfd_create(CLAIMS_NAME, MFD_CLOEXEC);
@@ -46,6 +47,12 @@ unsigned char *luashim_claims_attach(int fd, size_t *count) {
     *count = (size_t)st.st_size;
     return (unsigned char *)p;
 }
+
+#else
+/* no memfd: no claims (a file waiting in a worker's input then stays with that worker) */
+unsigned char *luashim_claims_create(size_t count, int *fd) { (void)count; (void)fd; return NULL; }
+unsigned char *luashim_claims_attach(int fd, size_t *count) { (void)fd; (void)count; return NULL; }
+#endif
 
 void luashim_claims_release(unsigned char *claims, size_t count) {
     if (claims) munmap(claims, count ? count : 1);
