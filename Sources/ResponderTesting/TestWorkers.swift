@@ -20,6 +20,8 @@ package enum TestWorker {
         luashim_set_hard_exit_report(TestProtocol.resultFD, "F\t")
         let crashTrigger = getenv("RESPONDER_TEST_CRASH_WORKER_ON").map { String(cString: $0) }
         let claims = TestClaims.attach()
+        // the parent hands a file to two workers only when both have said they see the claims
+        if claims != nil, !TestProcess.writeAll(TestProtocol.resultFD, Array("A\n".utf8)) { exit(0) }
         var pending: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -82,6 +84,9 @@ package final class TestWorkerPool {
         var lastWords: String?
         /// The parent stopped it (the file ran far past the time limit).
         var killed = false
+        /// It said it sees the run's claims (an `A` line): a file it holds may be handed to
+        /// another worker too, and it may take one.
+        var claiming = false
     }
 
     /// A file that ran for less than this many seconds counts as short (see ``run``).
@@ -172,8 +177,9 @@ package final class TestWorkerPool {
         /// Gives the idle worker `wi` a file waiting behind another worker's current one (not yet
         /// claimed, not given twice already); false when there is none.
         func takeWaiting(into wi: Int, removed: Set<Int>) -> Bool {
-            guard let claims else { return false }
-            for v in workers.indices where v != wi && !removed.contains(v) && !workers[v].killed {
+            guard let claims, workers[wi].claiming else { return false }
+            for v in workers.indices where v != wi && !removed.contains(v) && !workers[v].killed && workers[v].claiming
+            {
                 for i in workers[v].queue.dropFirst() where !claims.claimed(i) && !doubled.contains(i) {
                     doubled.insert(i)
                     workers[wi].started = TestFramework.now()
@@ -242,8 +248,12 @@ package final class TestWorkerPool {
                     while let nl = workers[wi].buffer[from...].firstIndex(of: 10) {
                         let line = workers[wi].buffer[from..<nl]
                         from = nl + 1
-                        guard let cur = workers[wi].current else { continue }
                         let kind = line.first ?? 0
+                        if line.count == 1 && kind == UInt8(ascii: "A") {
+                            workers[wi].claiming = true
+                            continue
+                        }
+                        guard let cur = workers[wi].current else { continue }
                         if line.count == 1 && (kind == UInt8(ascii: "E") || kind == UInt8(ascii: "K")) {
                             // E: the file is done; K: skipped, another worker claimed it first
                             let ended = TestFramework.now()
@@ -278,9 +288,23 @@ package final class TestWorkerPool {
                 close(w.output)
                 let how = TestProcess.wait(w.pid)
                 removed.insert(wi)
-                // a file it had not claimed yet that another worker holds: that one runs it
-                if let cur = w.current, claims?.claimed(cur) == false, heldElsewhere(cur, than: wi, removed: removed) {
-                } else if let cur = w.current {
+                // Its current file ran there unless the claims say otherwise: claimed by another
+                // worker (which reports it), or not claimed yet and held by another worker (which
+                // runs it) or handed out twice (it goes back to be handed out again, once more).
+                var ranHere = true
+                var requeued: Int?
+                if let cur = w.current, let claims {
+                    if let owner = claims.owner(cur) {
+                        ranHere = owner == w.pid
+                    } else if heldElsewhere(cur, than: wi, removed: removed) {
+                        ranHere = false
+                    } else if doubled.contains(cur) {
+                        doubled.remove(cur)
+                        requeued = cur
+                        ranHere = false
+                    }
+                }
+                if ranHere, let cur = w.current {
                     let path = files[cur].path
                     let message: String
                     if let words = w.lastWords {
@@ -305,6 +329,7 @@ package final class TestWorkerPool {
                     w.queue.dropFirst().filter {
                         claims?.claimed($0) != true && !heldElsewhere($0, than: wi, removed: removed)
                     } + returned
+                if let requeued { returned.insert(requeued, at: 0) }
                 if hasWork, var fresh = spawnWorker() {
                     if assign(&fresh) { replacements.append(fresh) } else { retire(fresh) }
                 }

@@ -2,6 +2,10 @@ import Testing
 
 @testable import ResponderTesting
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The shared claims: a file is claimed once; an index the run does not have is never refused.
 @Suite struct TestClaimsTests {
     @Test func aFileIsClaimedOnce() throws {
@@ -10,6 +14,7 @@ import Testing
         #expect(!claims.claimed(3))
         #expect(claims.claim(3))
         #expect(claims.claimed(3))
+        #expect(claims.owner(3) == getpid())
         #expect(!claims.claim(3))
         #expect(!claims.claimed(2))
         #expect(claims.claim(-1) && claims.claim(5) && claims.claim(5))

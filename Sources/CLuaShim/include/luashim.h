@@ -238,16 +238,18 @@ luashim_value_cell *luashim_to_value(lua_State *L, int idx, int mtref);
 /** The Swift type of a cell returned by `luashim_to_value` (never NULL for those). */
 static inline void *luashim_value_type(const luashim_value_cell *cell) { return *cell->typeBlock; }
 
-/* Claims of a `responder test` run (claims.c): one byte per file in shared memory. */
-/** A memfd of `count` bytes, mapped; its descriptor (close-on-exec) in *fd. NULL on failure. */
+/* Claims of a `responder test` run (claims.c): one slot per file in shared memory. */
+/** A memfd for `count` files, mapped; its descriptor (close-on-exec, at least 10) in *fd. NULL on
+ *  failure. */
 unsigned char *luashim_claims_create(size_t count, int *fd);
-/** Maps the parent's claims memfd at `fd` (and nothing else); its size in *count. NULL if absent. */
+/** Maps the parent's claims at `fd` (recognised by their mark; nothing else is written to); the
+ *  number of files in *count. NULL if absent. */
 unsigned char *luashim_claims_attach(int fd, size_t *count);
 void luashim_claims_release(unsigned char *claims, size_t count);
-/** 1 when this call claimed file `index` (it was unclaimed), else 0. */
-int luashim_claim(unsigned char *claims, size_t index);
-/** Whether file `index` has been claimed. */
-int luashim_claimed(const unsigned char *claims, size_t index);
+/** 1 when this call claimed file `index` for `owner` (a process id; it was unclaimed), else 0. */
+int luashim_claim(unsigned char *claims, size_t index, uint32_t owner);
+/** The process id that claimed file `index`, 0 when none has. */
+uint32_t luashim_claim_owner(const unsigned char *claims, size_t index);
 
 /* stdio helpers (Swift 6 cannot touch the global FILE pointers) */
 void luashim_write_stderr(const char *s, size_t n);
