@@ -322,6 +322,8 @@ package final class TestWorkerPool {
                             file: path, name: path, status: .error, message: message,
                             location: TestFramework.location(in: message) ?? path + ":0"))
                     done(cur)
+                    // an error like any other: --no-keep-going stops here too
+                    if stop() { stopped = true }
                 }
                 // the files it had not started go to another worker, in their order (but not those
                 // another worker holds or has started)

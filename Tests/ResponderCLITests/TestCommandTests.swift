@@ -302,6 +302,21 @@ struct TestCommandTests {
         }
     }
 
+    @Test func noKeepGoingStopsAtACrashedWorkerToo() throws {
+        let dir = try H.folder([
+            "f01_spec.lua": "it('one', function() end)\n",
+            "f02_crash_spec.lua": "it('two', function() end)\n",
+            "f03_spec.lua": "it('three', function() end)\n",
+        ])
+        let r = try H.run(
+            dir, ["--jobs", "1", "--no-keep-going", "--format", "tap"],
+            env: ["RESPONDER_TEST_CRASH_WORKER_ON=f02_crash"])
+        #expect(r.status == 1)
+        #expect(H.contains(r.stdout, "the test worker crashed"))
+        #expect(!H.contains(r.stdout, "three"))
+        #expect(H.lastLine(r.stderr) == "1 passed, 1 failed, 0 skipped")
+    }
+
     @Test func aFileWaitingBehindALongOneRunsOnceWhereverItRuns() throws {
         // a waits in worker 1, c is handed to worker 1 behind it; worker 2 finishes b and takes c
         // as well: the claims let only one of them run it
