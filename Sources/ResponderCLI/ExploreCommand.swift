@@ -55,15 +55,9 @@ struct ExploreCommand: ParsableCommand {
         if !["pretty", "json"].contains(format) {
             throw ValidationError("--format must be pretty or json (got '\(format)')")
         }
-        if let shard, ExploreCommand.parseShard(shard) == nil {
+        if let shard, Shard.parse(shard) == nil {
             throw ValidationError("--shard must be K/N with 1 <= K <= N (got '\(shard)')")
         }
-    }
-
-    static func parseShard(_ s: String) -> (Int, Int)? {
-        let parts = s.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, k >= 1, k <= n else { return nil }
-        return (k, n)
     }
 
     func run() throws {
@@ -72,7 +66,7 @@ struct ExploreCommand: ParsableCommand {
         options.runs = runs
         options.steps = steps
         options.seed = seed ?? ExploreCommand.randomSeed()
-        if let shard, let (k, n) = ExploreCommand.parseShard(shard) { options.shard = (k, n) }
+        if let shard, let (k, n) = Shard.parse(shard) { options.shard = (k, n) }
         // --timeout (from the sandbox options): seconds each run may take (the runtime's wall-clock
         // limit, 60 s when not given; the explorer also checks it between actions)
         options.timeout = sandbox.timeout

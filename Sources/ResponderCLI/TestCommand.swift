@@ -88,7 +88,7 @@ struct TestCommand: ParsableCommand {
             )
         }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-        if let shard, TestSettings.parseShard(shard) == nil {
+        if let shard, Shard.parse(shard) == nil {
             throw ValidationError("--shard must be K/N with 1 <= K <= N (got '\(shard)')")
         }
         try busted.check()

@@ -24,13 +24,6 @@ struct TestSettings: Equatable {
 }
 
 extension TestSettings {
-    /// `--shard K/N` read, or nil.
-    static func parseShard(_ s: String) -> (Int, Int)? {
-        let parts = s.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, k >= 1, k <= n else { return nil }
-        return (k, n)
-    }
-
     /// The options after the `.busted` file: command line first, then the task, then `_all`.
     struct Resolved {
         var paths: [String]
@@ -176,7 +169,7 @@ extension TestSettings {
             }
             throw ExitCode(2)
         }
-        if let shard, let (k, n) = Self.parseShard(shard) {
+        if let shard, let (k, n) = Shard.parse(shard) {
             files = TestDiscovery.shard(files, k: k, n: n)
         }
         if resolved.shuffleFiles {
