@@ -148,17 +148,18 @@ package final class TestWorkerPool {
             return Worker(pid: child.pid, input: child.input, output: child.outputs[0])
         }
 
+        /// The next file to hand out (call only when `hasWork`): a returned one first.
+        func takeNext() -> Int {
+            if !returned.isEmpty { return returned.removeFirst() }
+            next += 1
+            return next - 1
+        }
+
         /// Hands files to `w` until it holds `depth`; false when it holds none (no work left).
         func assign(_ w: inout Worker, depth: Int = 1) -> Bool {
             var lines = ""
             while w.queue.count < max(1, depth), hasWork {
-                let i: Int
-                if returned.isEmpty {
-                    i = next
-                    next += 1
-                } else {
-                    i = returned.removeFirst()
-                }
+                let i = takeNext()
                 if w.queue.isEmpty { w.started = TestFramework.now() }
                 w.queue.append(i)
                 lines += line(i)
@@ -345,13 +346,7 @@ package final class TestWorkerPool {
             }
         }
         while hasWork {
-            let i: Int
-            if returned.isEmpty {
-                i = next
-                next += 1
-            } else {
-                i = returned.removeFirst()
-            }
+            let i = takeNext()
             record(
                 i,
                 TestRecord(
