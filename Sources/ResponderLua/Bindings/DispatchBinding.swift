@@ -58,7 +58,7 @@ package enum DispatchBinding: ModuleBinding {
             lua_pushnil(m.L)
             return 1
         }
-        if m.options.trace && m.isTopLevelAction {
+        if m.traceActions && m.isTopLevelAction {
             Console.error(outcome.trace.description + "\n")
         }
         m.pushFresh(OutcomeBox(outcome), .outcome)

@@ -41,7 +41,7 @@ enum PublishBinding: ModuleBinding {
         }
         do {
             let n = try pub.publish(event, in: m.world, location: m.location())
-            if m.options.trace && m.isTopLevelAction, let t = m.world.lastTrace {
+            if m.traceActions && m.isTopLevelAction, let t = m.world.lastTrace {
                 Console.error(t.description + "\n")
             }
             lua_pushinteger(L, lua_Integer(n))

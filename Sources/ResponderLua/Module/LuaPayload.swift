@@ -6,13 +6,16 @@ import ResponderEngine
 /// (whose first user value is the fields table), released when the Swift value goes away.
 ///
 /// Values live in Lua as userdata without finalizers; a Swift `Value` is made only when one
-/// enters the engine, and one Swift value at most exists per userdata at a time (the cell's
-/// `live` pointer, cleared here).
+/// enters the engine, and the cell's `live` pointer caches the one made last (cleared here, and
+/// when pushing a copy with another cause gives the userdata a new cause: the next use then
+/// makes a Swift value with that cause).
 ///
-/// Lifetime proof for the cell's unretained `live` pointer: the payload that clears it is owned
-/// by exactly that Swift value (the engine gives copies of a value their own payload through
-/// ``payloadForCopy()``, whose deinit leaves `live` alone), so `live` is cleared when that value
-/// goes away; and the payload's registry reference keeps the userdata (the cell) alive until then.
+/// Lifetime proof for the cell's unretained `live` pointer: `live` is only ever set to a value
+/// whose payload owns it (`ownsLive`; the engine gives copies of a value their own payload
+/// through ``payloadForCopy()``, whose deinit leaves `live` alone), and such a payload clears
+/// `live` when its value goes away, whatever it points at then (clearing a cache never hurts);
+/// so `live` is nil or points at a living value. The payload's registry reference keeps the
+/// userdata (the cell) alive until then.
 /// Test: "an error re-raised with a new cause" in scripts/tests/safety/lifetimes_spec.lua.
 final class LuaPayload: ValuePayload {
     let handle: StateHandle

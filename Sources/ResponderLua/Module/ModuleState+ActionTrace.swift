@@ -5,7 +5,7 @@ extension ModuleState {
     /// a control action's trace (target–action, a refused input) rather than a dispatch, whose
     /// outcome prints its own.
     package func printNewActionTrace(since before: Trace?) {
-        guard options.trace, isTopLevelAction, let trace = world.lastTrace,
+        guard traceActions, isTopLevelAction, let trace = world.lastTrace,
             trace !== before, trace.kind == .action
         else { return }
         Console.error(trace.description + "\n")

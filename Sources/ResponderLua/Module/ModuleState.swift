@@ -48,7 +48,11 @@ package final class ModuleState {
     @exclusivity(unchecked) package var L: OpaquePointer
     package let world: World
     package let handle: StateHandle
-    package var options: ScenarioOptions
+    package var options: ScenarioOptions {
+        didSet { traceActions = options.trace }
+    }
+    /// `options.trace`, read on every dispatch.
+    private(set) var traceActions: Bool
     /// Registry references of the metatables, indexed by `ObjectKind.rawValue`.
     var metatables: [Int32] = []
     /// How `bad argument` messages name each kind, indexed like `metatables`.
@@ -94,6 +98,7 @@ package final class ModuleState {
         self.L = runtime.L
         self.handle = StateHandle(runtime.L)
         self.options = options
+        self.traceActions = options.trace
         // the engine's memory counts against the cap, its work against the instruction budget
         self.world = World(
             meter: MemoryMeter(
@@ -417,6 +422,15 @@ package final class ModuleState {
             if i < chain.count - 1 {  // the link's cause was pushed just before it
                 luashim_insert(L, -2)
                 lua_setiuservalue(L, -2, 3)
+                // The userdata's cause is now this link's: a Swift value of the same userdata
+                // with another cause (the value `live` points at, when the link is a copy of
+                // it) must not be handed out for it any more. (Clearing `live` is always safe:
+                // it is a cache, see `LuaPayload`.)
+                if let cell = luashim_to_value(L, -1, metatable(.value)),
+                    cell.pointee.live != Unmanaged.passUnretained(link).toOpaque()
+                {
+                    cell.pointee.live = nil
+                }
             }
         }
     }

@@ -135,6 +135,26 @@ describe("values kept by the script", function()
     assert.equal("E", o.value.cause.name)
     assert.equal("d", o.value.cause.msg)
   end)
+
+  it("an error re-raised with a new cause while the outcomes of its old dispatches are kept has its newest cause", function()
+    -- the kept outcomes keep the Swift value made at the first raise (with cause "a"): it must
+    -- not be handed out again once the userdata was given a newer cause
+    local E = Error "E"
+    local root = View "Root" { View "Child" }
+    local child = root.children[1]
+    local B = E { msg = "b" }
+    child:handleError(function() error(B) end)
+    root:handleError(function() end)
+    local kept = {}
+    for _, msg in ipairs { "a", "c", "d" } do
+      kept[#kept + 1] = child:report(E { msg = msg })
+    end
+    assert.equal("d", B.cause.msg)
+    local o = root:report(B)
+    assert.equal(B, o.value)
+    assert.equal("d", o.value.cause.msg)
+    assert.equal(3, #kept)
+  end)
 end)
 
 describe("functions stored on nodes", function()
