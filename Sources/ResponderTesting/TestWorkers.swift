@@ -192,6 +192,16 @@ package final class TestWorkerPool {
             return false
         }
 
+        /// Whether a file waits behind another worker's current one that an idle worker could
+        /// take (see ``takeWaiting``).
+        func someFileWaits(removed: Set<Int>) -> Bool {
+            guard let claims else { return false }
+            return workers.indices.contains { v in
+                !removed.contains(v) && !workers[v].killed && workers[v].claiming
+                    && workers[v].queue.dropFirst().contains { !claims.claimed($0) && !doubled.contains($0) }
+            }
+        }
+
         func retire(_ w: Worker) {
             close(w.input)
             close(w.output)
@@ -252,6 +262,13 @@ package final class TestWorkerPool {
                         let kind = line.first ?? 0
                         if line.count == 1 && kind == UInt8(ascii: "A") {
                             workers[wi].claiming = true
+                            // a worker started with nothing to run (to replace one that died)
+                            // takes a file waiting behind another's, or goes
+                            if workers[wi].queue.isEmpty && !takeWaiting(into: wi, removed: removed) {
+                                retire(workers[wi])
+                                removed.insert(wi)
+                                break
+                            }
                             continue
                         }
                         guard let cur = workers[wi].current else { continue }
@@ -335,6 +352,11 @@ package final class TestWorkerPool {
                 if let requeued { returned.insert(requeued, at: 0) }
                 if hasWork, var fresh = spawnWorker() {
                     if assign(&fresh) { replacements.append(fresh) } else { retire(fresh) }
+                } else if w.current != nil, !stopped, someFileWaits(removed: removed), let fresh = spawnWorker() {
+                    // nothing left to hand out, but a file waits behind a long one elsewhere: a
+                    // fresh worker takes it once it says it sees the claims (its `A` line). (Not
+                    // for a worker that died before running anything: no chain of replacements.)
+                    replacements.append(fresh)
                 }
             }
             if !removed.isEmpty {

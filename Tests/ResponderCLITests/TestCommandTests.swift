@@ -337,6 +337,26 @@ struct TestCommandTests {
         }
     }
 
+    @Test func aWorkerThatDiesIsReplacedForAFileWaitingBehindALongOne() throws {
+        // worker 1 runs a (long) with c waiting behind it; worker 2 crashes on b with no file
+        // left to hand out: a fresh worker takes c, so c overlaps a instead of following it
+        let dir = try H.folder([
+            "a_spec.lua": "it('a', function() local t = os.clock() while os.clock() - t < 1.0 do end end)\n",
+            "b_crash_spec.lua": "it('b', function() end)\n",
+            "c_spec.lua": "it('c', function() local t = os.clock() while os.clock() - t < 0.3 do end end)\n",
+        ])
+        let r = try H.run(dir, ["--jobs", "2", "--format", "json"], env: ["RESPONDER_TEST_CRASH_WORKER_ON=b_crash"])
+        #expect(r.status == 1)
+        // durations in order: the whole run, then a, b and c
+        let durations = r.stdout.split(separator: "\"duration\": ").dropFirst().compactMap {
+            Double($0.prefix { $0.isNumber || $0 == "." })
+        }
+        try #require(durations.count == 4, "\(r.stdout)")
+        let (run, a, c) = (durations[0], durations[1], durations[3])
+        #expect(run < a + c - 0.15, "run \(run) s, a \(a) s, c \(c) s: c did not overlap a")
+        #expect(H.contains(r.stdout, "the test worker crashed"))
+    }
+
     @Test func failuresInPrettyOutputIncludeTheTrace() throws {
         let dir = try H.folder([
             "t_spec.lua": """
