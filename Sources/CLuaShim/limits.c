@@ -80,11 +80,18 @@ static int hookcount_offset = -1;
 static size_t probe_thread_size;
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 
+/* The probe's blocks start zeroed: the probe reads every byte of the thread object, padding
+ * included, so none of them may be left undefined (memcheck would rightly flag the reads). */
 static void *probe_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     (void)ud;
     if (nsize == 0) { free(ptr); return NULL; }
-    if (ptr == NULL && osize == LUA_TTHREAD) probe_thread_size = nsize;
-    return realloc(ptr, nsize);
+    if (ptr == NULL) {
+        if (osize == LUA_TTHREAD) probe_thread_size = nsize;
+        return calloc(1, nsize);
+    }
+    char *p = (char *)realloc(ptr, nsize);
+    if (p != NULL && nsize > osize) memset(p + osize, 0, nsize - osize);
+    return p;
 }
 
 /* [-0, +0, -] */
