@@ -11,23 +11,38 @@ import Synchronization
 /// state of the process, whichever thread runs it (Swift Testing runs states on several).
 public enum HostChunkCache {
     private struct Entry {
+        let chunkname: String
         /// The length of the source it was compiled from (a changed source is compiled again).
         let sourceCount: Int
         let code: [UInt8]
     }
 
-    private static let entries = Mutex<[String: Entry]>([:])
+    /// A list, not a dictionary: there are a dozen chunks at most, and a `[String: Entry]` costs
+    /// every process about 0.23 M instructions at its first insertion (the runtime instantiates
+    /// the dictionary's type and looks up `String: Hashable` among all conformance records): a
+    /// tenth of an empty `responder run`.
+    private static let entries = Mutex<[Entry]>([])
 
     /// The bytecode kept for `chunkname` when it was compiled from a source of this length.
     public static func code(for chunkname: String, sourceCount: Int) -> [UInt8]? {
         entries.withLock { entries in
-            entries[chunkname].flatMap { $0.sourceCount == sourceCount ? $0.code : nil }
+            for e in entries where e.chunkname == chunkname {
+                return e.sourceCount == sourceCount ? e.code : nil
+            }
+            return nil
         }
     }
 
     /// Keeps `code` for `chunkname`, compiled from a source of this length.
     public static func keep(_ code: [UInt8], for chunkname: String, sourceCount: Int) {
-        entries.withLock { $0[chunkname] = Entry(sourceCount: sourceCount, code: code) }
+        entries.withLock { entries in
+            let entry = Entry(chunkname: chunkname, sourceCount: sourceCount, code: code)
+            if let i = entries.firstIndex(where: { $0.chunkname == chunkname }) {
+                entries[i] = entry
+            } else {
+                entries.append(entry)
+            }
+        }
     }
 
     /// The bytecode (with debug information) of the Lua function on top of the stack, or nil.
