@@ -158,10 +158,20 @@ final class TestSession {
 public enum TestFramework {
     /// `__snapshots__/<spec basename>.snap` beside the spec.
     public static func snapshotPath(for spec: String) -> String {
-        let dir = FileText.directory(of: spec)
-        let base = spec.split(separator: "/").last.map(String.init) ?? spec
-        let stem = base.hasSuffix(".lua") ? String(base.dropLast(4)) : base
-        return (dir == "." && !spec.hasPrefix("./") ? "" : dir + "/") + "__snapshots__/" + stem + ".snap"
+        // on the bytes (every spec file computes it): the folder part with its slash, the stem
+        let bytes = Array(spec.utf8)
+        let slash = bytes.lastIndex(of: UInt8(ascii: "/"))
+        var stem = bytes[(slash.map { $0 + 1 } ?? 0)...]
+        if stem.count >= 4 && stem.suffix(4).elementsEqual(".lua".utf8) { stem = stem.dropLast(4) }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 20)
+        if let slash {
+            out.append(contentsOf: bytes[...slash])  // the folder and its slash ("/" for the root)
+        }
+        out.append(contentsOf: "__snapshots__/".utf8)
+        out.append(contentsOf: stem)
+        out.append(contentsOf: ".snap".utf8)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Monotonic seconds.
@@ -193,7 +203,8 @@ public enum TestFramework {
         }
         runtime.extensions[ObjectIdentifier(TestSession.self)] = session
         runtime.scriptDirectory = FileText.directory(of: path)
-        runtime.modulePaths = options.modulePaths
+        // (a fresh runtime has none: an empty list is not set again, which costs a join per file)
+        if !options.modulePaths.isEmpty { runtime.modulePaths = options.modulePaths }
         // The wall-clock limit covers the file, closing its state included.
         runtime.startTimeout()
         if plain {

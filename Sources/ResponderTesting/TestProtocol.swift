@@ -17,16 +17,50 @@ enum TestProtocol {
 
     static func unescape<S: StringProtocol>(_ s: S) -> String { TextEscaper.unescapeField(s) }
 
-    private static func opt(_ s: String?) -> String { s.map { "=" + escape($0) } ?? "-" }
+    /// A record as the line a worker writes (with its newline).
+    static func encode(_ r: TestRecord) -> String { String(decoding: encodeBytes(r), as: UTF8.self) }
 
-    static func encode(_ r: TestRecord) -> String {
-        let fields = [
-            opt(r.name), opt(r.suite), opt(r.test), r.status.rawValue, opt(r.message), opt(r.location),
-            opt(r.diff), opt(r.trace), opt(r.traceback), opt(r.note), String(r.duration),
-            // each warning escaped on its own first: a newline inside one does not split it
-            opt(r.warnings.isEmpty ? nil : r.warnings.map(escape).joined(separator: "\n")),
-        ]
-        return "R\t" + fields.joined(separator: "\t") + "\n"
+    /// A record as the bytes of the line a worker writes (with its newline): `R`, then the
+    /// fields, tab-separated; an optional field is `-` when absent, else `=` and the escaped text.
+    static func encodeBytes(_ r: TestRecord) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(96 + r.name.utf8.count + r.suite.utf8.count + r.test.utf8.count)
+        out.append(UInt8(ascii: "R"))
+        func opt(_ s: String?) {
+            out.append(9)
+            guard let s else {
+                out.append(UInt8(ascii: "-"))
+                return
+            }
+            out.append(UInt8(ascii: "="))
+            TextEscaper.field.append(s, to: &out)
+        }
+        opt(r.name)
+        opt(r.suite)
+        opt(r.test)
+        out.append(9)
+        out.append(contentsOf: r.status.rawValue.utf8)
+        opt(r.message)
+        opt(r.location)
+        opt(r.diff)
+        opt(r.trace)
+        opt(r.traceback)
+        opt(r.note)
+        out.append(9)
+        out.append(contentsOf: String(r.duration).utf8)
+        // each warning escaped on its own first: a newline inside one does not split it
+        if r.warnings.isEmpty {
+            opt(nil)
+        } else {
+            var joined = ""
+            for (i, w) in r.warnings.enumerated() {
+                if i > 0 { joined += "\n" }
+                joined += escape(w)
+            }
+            opt(joined)
+        }
+        out.append(10)
+        return out
     }
 
     static func decode(_ line: Substring, file: String) -> TestRecord? {

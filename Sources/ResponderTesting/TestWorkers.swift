@@ -43,7 +43,7 @@ package enum TestWorker {
                 TestFramework.runFile(
                     path, plain: plain, options: options,
                     emit: { record in
-                        TestProcess.writeAll(TestProtocol.resultFD, Array(TestProtocol.encode(record).utf8))
+                        TestProcess.writeAll(TestProtocol.resultFD, TestProtocol.encodeBytes(record))
                     },
                     coverage: { data in
                         let text = data.wireLines().map { $0 + "\n" }.joined()

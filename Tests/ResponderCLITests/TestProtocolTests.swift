@@ -23,6 +23,24 @@ import Testing
         }
     }
 
+    @Test func snapshotFilesSitBesideTheirSpecs() {
+        #expect(TestFramework.snapshotPath(for: "a_spec.lua") == "__snapshots__/a_spec.snap")
+        #expect(TestFramework.snapshotPath(for: "./a_spec.lua") == "./__snapshots__/a_spec.snap")
+        #expect(TestFramework.snapshotPath(for: "spec/ui/b_spec.lua") == "spec/ui/__snapshots__/b_spec.snap")
+        #expect(TestFramework.snapshotPath(for: "/abs/c.lua") == "/abs/__snapshots__/c.snap")
+        #expect(TestFramework.snapshotPath(for: "/c.lua") == "/__snapshots__/c.snap")
+        #expect(TestFramework.snapshotPath(for: "spec/d_spec.txt") == "spec/__snapshots__/d_spec.txt.snap")
+        #expect(TestFramework.snapshotPath(for: "spec/é😀_spec.lua") == "spec/__snapshots__/é😀_spec.snap")
+    }
+
+    @Test func escapedBytesAreTheEscapedText() {
+        for text in ["", "plain", "a\\b", "\t\n\r", "é😀\t", "x\\"] {
+            var out: [UInt8] = [1]
+            TextEscaper.field.append(text, to: &out)
+            #expect(out == [1] + Array(TextEscaper.field(text).utf8))
+        }
+    }
+
     @Test func fieldEscapingRoundTrips() {
         for text in ["", "plain", "a\\b", "\t\n\r", "\\t", "é😀", "x\\"] {
             #expect(TextEscaper.unescapeField(TextEscaper.field(text)) == text)

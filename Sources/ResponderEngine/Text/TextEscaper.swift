@@ -67,6 +67,19 @@ public struct TextEscaper: Sendable {
         return out
     }
 
+    /// Appends the escaped text's UTF-8 bytes to `out` (text with nothing to escape is copied
+    /// byte for byte, without making a string). Not generic: called from other modules, a
+    /// generic version runs unspecialized, several times slower.
+    public func append(_ text: String, to out: inout [UInt8]) {
+        var text = text
+        let copied: Bool = text.withUTF8 { bytes in
+            guard leavesUnchanged(bytes: bytes) else { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if !copied { out.append(contentsOf: callAsFunction(text).utf8) }
+    }
+
     /// This escaper with more replacements.
     public func adding(_ more: [Unicode.Scalar: String]) -> TextEscaper {
         TextEscaper(replacements.merging(more) { _, new in new }, control: control)
