@@ -246,6 +246,15 @@ package final class TestWorkerPool {
                 workers[wi].killed = true
                 kill(workers[wi].pid, SIGKILL)
             }
+            // a worker started to take a waiting file that never says it sees the claims (its `A`
+            // line) would otherwise be waited for forever: it gets the file time limit too
+            for wi in workers.indices
+            where workers[wi].queue.isEmpty && !workers[wi].claiming && !workers[wi].killed
+                && now - workers[wi].started > hardLimit
+            {
+                workers[wi].killed = true
+                kill(workers[wi].pid, SIGKILL)
+            }
             var replacements: [Worker] = []
             var removed = Set<Int>()
             for (wi, p) in pfds.enumerated() where p.revents != 0 {
@@ -352,10 +361,11 @@ package final class TestWorkerPool {
                 if let requeued { returned.insert(requeued, at: 0) }
                 if hasWork, var fresh = spawnWorker() {
                     if assign(&fresh) { replacements.append(fresh) } else { retire(fresh) }
-                } else if w.current != nil, !stopped, someFileWaits(removed: removed), let fresh = spawnWorker() {
+                } else if w.current != nil, !stopped, someFileWaits(removed: removed), var fresh = spawnWorker() {
                     // nothing left to hand out, but a file waits behind a long one elsewhere: a
                     // fresh worker takes it once it says it sees the claims (its `A` line). (Not
                     // for a worker that died before running anything: no chain of replacements.)
+                    fresh.started = now
                     replacements.append(fresh)
                 }
             }

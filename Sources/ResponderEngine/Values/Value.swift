@@ -32,14 +32,25 @@ public final class Value: CustomStringConvertible {
         "\(type.name){\(payload?.fieldsDescription() ?? "")}"
     }
 
-    /// Returns this value with `cause` recorded: the value itself when it has no cause yet and
-    /// no cycle would arise, otherwise a copy carrying `cause`.
+    /// Whether `other` is this value: the same object, or the same value of the host that made
+    /// both (``ValuePayload/identity``).
+    public func isSame(as other: Value) -> Bool {
+        if self === other { return true }
+        guard let mine = payload?.identity else { return false }
+        return mine == other.payload?.identity
+    }
+
+    /// Returns this value with `cause` recorded: the value itself when it is `cause` (an error
+    /// raised again while it is handled), or when it has no cause yet and no cycle would arise;
+    /// otherwise a copy carrying `cause`.
     func replacing(_ cause: Value) -> Value {
-        if self === cause { return self }
+        if isSame(as: cause) { return self }
         if self.cause == nil {
             var link: Value? = cause
             while let current = link {
-                if current === self { return Value(type: type, payload: payload?.payloadForCopy(), cause: cause) }
+                if current.isSame(as: self) {
+                    return Value(type: type, payload: payload?.payloadForCopy(), cause: cause)
+                }
                 link = current.cause
             }
             self.cause = cause

@@ -12,9 +12,15 @@ public protocol ValuePayload: AnyObject {
     /// it already has one). A payload that keeps per-value state (the Lua bridge's link from its
     /// userdata back to the one Swift value) returns a payload of its own; the default is `self`.
     func payloadForCopy() -> any ValuePayload
+    /// What makes two Swift values the same value of the host (the Lua bridge: the same
+    /// userdata), when the host can make several Swift values for one of its values; `nil` (the
+    /// default) when only the Swift value's own identity counts.
+    var identity: UnsafeRawPointer? { get }
 }
 
 extension ValuePayload {
     /// Shares this payload.
     public func payloadForCopy() -> any ValuePayload { self }
+    /// No host identity: only the Swift value's own.
+    public var identity: UnsafeRawPointer? { nil }
 }

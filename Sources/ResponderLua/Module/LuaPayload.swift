@@ -26,10 +26,14 @@ final class LuaPayload: ValuePayload {
     static let luaErrorHiddenKeys: Set<String> = ["traceback"]
     /// Whether this payload's value is the one the cell's `live` points at (false for copies).
     private let ownsLive: Bool
+    /// The userdata's memory block: the same for every payload of one Lua value, and no other
+    /// value's while this payload lives (its reference keeps the userdata, which Lua never moves).
+    let identity: UnsafeRawPointer?
 
     /// Refers to the value userdata on top of the stack (popped).
     init(handle: StateHandle, popping L: OpaquePointer, hiddenKeys: Set<String> = [], ownsLive: Bool = true) {
         self.handle = handle
+        self.identity = UnsafeRawPointer(lua_touserdata(L, -1))
         self.ref = luaL_ref(L, luashim_registryindex())
         self.hiddenKeys = hiddenKeys
         self.ownsLive = ownsLive

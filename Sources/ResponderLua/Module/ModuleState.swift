@@ -292,33 +292,43 @@ package final class ModuleState {
     /// it lives), or nil when `index` holds no value.
     package func value(at index: Int32) -> Value? {
         guard let cell = luashim_to_value(L, index, metatable(.value)) else { return nil }
+        // the common case, a value without a cause in Lua: its cached Swift value, or a new one.
         // Lifetime proof for `live`: see `LuaPayload` (the value's own payload clears it).
-        if let live = cell.pointee.live { return Unmanaged<Value>.fromOpaque(live).takeUnretainedValue() }
-        // the common case, a value without a cause: no chain to walk
-        if lua_getiuservalue(L, index, 3) != LUA_TUSERDATA {
-            luashim_pop(L, 1)
+        let hasCause = lua_getiuservalue(L, index, 3) == LUA_TUSERDATA
+        luashim_pop(L, 1)
+        if !hasCause {
+            if let live = cell.pointee.live { return Unmanaged<Value>.fromOpaque(live).takeUnretainedValue() }
             return makeValue(cell, at: index, cause: nil)
         }
-        luashim_pop(L, 1)
+        // A value with a cause is made again from its chain in Lua, which is the truth: a cached
+        // Swift value would have the chain it was made with, and a later push may have given one
+        // of the links a newer cause. A cached value is reused only for a link without a cause.
         // The cause chain can be long (an error raised in each of many error responders): walk it
         // without recursion, keeping each link on the Lua stack with room checked for it (C code
-        // may only use LUA_MINSTACK slots unchecked), then make the Swift values deepest first.
+        // may only use LUA_MINSTACK slots unchecked), then make the Swift values deepest first. A
+        // link seen before ends the chain (pushes never make a cycle, see `push(_:)`; a guard).
         // Test: scripts/tests/safety/cause_chain_spec.lua.
         let base = lua_gettop(L)
         lua_pushvalue(L, index)
         var cells = [cell]
+        var seen: Set<UnsafeMutableRawPointer> = [UnsafeMutableRawPointer(cell)]
         var cause: Value?
         while lua_checkstack(L, 4) != 0 {
             guard lua_getiuservalue(L, -1, 3) == LUA_TUSERDATA,
-                let next = luashim_to_value(L, -1, metatable(.value))
+                let next = luashim_to_value(L, -1, metatable(.value)),
+                seen.insert(UnsafeMutableRawPointer(next)).inserted
             else {
                 luashim_pop(L, 1)
                 break
             }
             if let live = next.pointee.live {
-                cause = Unmanaged<Value>.fromOpaque(live).takeUnretainedValue()
+                let linkHasCause = lua_getiuservalue(L, -1, 3) == LUA_TUSERDATA
                 luashim_pop(L, 1)
-                break
+                if !linkHasCause {
+                    cause = Unmanaged<Value>.fromOpaque(live).takeUnretainedValue()
+                    luashim_pop(L, 1)
+                    break
+                }
             }
             cells.append(next)
         }
@@ -396,9 +406,13 @@ package final class ModuleState {
             payload.pushUserdata(L)
             return
         }
+        // The chain as the userdata will hold it: a link whose userdata is already in it ends it
+        // (a userdata has one cause, so it cannot appear twice in a chain without a cycle).
         var chain: [Value] = []
+        var seen: Set<UnsafeRawPointer> = []
         var next: Value? = value
         while let link = next {
+            if let identity = link.payload?.identity, !seen.insert(identity).inserted { break }
             chain.append(link)
             next = link.cause
         }
@@ -408,6 +422,14 @@ package final class ModuleState {
         for (i, link) in chain.enumerated().reversed() {
             if let payload = link.payload as? LuaPayload {
                 payload.pushUserdata(L)
+                if i == chain.count - 1 && chain.count > 1 {
+                    // the deepest link: its cause is what its Swift value says (none), so that
+                    // the chain written here ends where it ends in Swift. With every link's cause
+                    // set by this push, the links form a path that ends in nil: no push makes a
+                    // cycle (whatever causes other userdata had before).
+                    lua_pushnil(L)
+                    setCauseOfValue(link)
+                }
             } else {
                 // a value made by the engine itself: give it a userdata of its own fields
                 luashim_newtable(L)
@@ -421,17 +443,21 @@ package final class ModuleState {
             }
             if i < chain.count - 1 {  // the link's cause was pushed just before it
                 luashim_insert(L, -2)
-                lua_setiuservalue(L, -2, 3)
-                // The userdata's cause is now this link's: a Swift value of the same userdata
-                // with another cause (the value `live` points at, when the link is a copy of
-                // it) must not be handed out for it any more. (Clearing `live` is always safe:
-                // it is a cache, see `LuaPayload`.)
-                if let cell = luashim_to_value(L, -1, metatable(.value)),
-                    cell.pointee.live != Unmanaged.passUnretained(link).toOpaque()
-                {
-                    cell.pointee.live = nil
-                }
+                setCauseOfValue(link)
             }
+        }
+    }
+
+    /// Pops the cause on top of the stack into the value userdata below it (user value 3), the
+    /// userdata of `link`. A Swift value of the same userdata with another cause (the value `live`
+    /// points at, when the link is a copy of it) must not be handed out for it any more.
+    /// (Clearing `live` is always safe: it is a cache, see `LuaPayload`.)
+    private func setCauseOfValue(_ link: Value) {
+        lua_setiuservalue(L, -2, 3)
+        if let cell = luashim_to_value(L, -1, metatable(.value)),
+            cell.pointee.live != Unmanaged.passUnretained(link).toOpaque()
+        {
+            cell.pointee.live = nil
         }
     }
 
