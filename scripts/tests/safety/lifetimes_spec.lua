@@ -116,17 +116,21 @@ describe("outcomes and traces outlive their dispatch", function()
 end)
 
 describe("values kept by the script", function()
-  it("an error re-raised with a new cause stays valid after its old dispatches are gone", function()
+  -- B is raised by the child's handler for every error reported from the child, each time
+  -- with that error as its new cause; `after(msg, outcome)` runs after each report
+  local function reraised(after)
     local E = Error "E"
     local root = View "Root" { View "Child" }
     local child = root.children[1]
     local B = E { msg = "b" }
     child:handleError(function() error(B) end)
     root:handleError(function() end)
-    for _, msg in ipairs { "a", "c", "d" } do
-      child:report(E { msg = msg })
-      churn()
-    end
+    for _, msg in ipairs { "a", "c", "d" } do after(msg, child:report(E { msg = msg })) end
+    return B, root, E
+  end
+
+  it("an error re-raised with a new cause stays valid after its old dispatches are gone", function()
+    local B, root, E = reraised(function() churn() end)
     for i = 1, 300 do root:report(E { i = i }) end
     churn()
     local o = root:report(B)
@@ -139,16 +143,8 @@ describe("values kept by the script", function()
   it("an error re-raised with a new cause while the outcomes of its old dispatches are kept has its newest cause", function()
     -- the kept outcomes keep the Swift value made at the first raise (with cause "a"): it must
     -- not be handed out again once the userdata was given a newer cause
-    local E = Error "E"
-    local root = View "Root" { View "Child" }
-    local child = root.children[1]
-    local B = E { msg = "b" }
-    child:handleError(function() error(B) end)
-    root:handleError(function() end)
     local kept = {}
-    for _, msg in ipairs { "a", "c", "d" } do
-      kept[#kept + 1] = child:report(E { msg = msg })
-    end
+    local B, root = reraised(function(_, o) kept[#kept + 1] = o end)
     assert.equal("d", B.cause.msg)
     local o = root:report(B)
     assert.equal(B, o.value)
