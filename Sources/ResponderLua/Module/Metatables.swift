@@ -43,11 +43,33 @@ extension ModuleState {
         lua_setfield(L, -2, "__name")
         runtime.pushString("locked")
         lua_setfield(L, -2, "__metatable")
-        if metatables.count <= kind.rawValue {
-            metatables += Array(repeating: LUA_NOREF, count: kind.rawValue + 1 - metatables.count)
-            kindLabels += Array(repeating: "", count: kind.rawValue + 1 - kindLabels.count)
-        }
+        reserveKind(kind)
         metatables[kind.rawValue] = luaL_ref(L, luashim_registryindex())
         kindLabels[kind.rawValue] = label
+    }
+
+    /// Says how to make the metatable of `kind` (`make` calls ``makeMetatable(kind:label:fields:index:methods:finalizer:)``)
+    /// when it is first needed: ``metatable(_:)`` makes it then. A state that never makes an
+    /// object of a kind (most spec files make no node) never makes its metatable; until it
+    /// exists no userdata can have it, so a check against a kind not made yet simply fails.
+    /// `label` names the kind in messages from the start.
+    package func lazyMetatable(kind: ObjectKind, label: String? = nil, make: @escaping (ModuleState) -> Void) {
+        reserveKind(kind)
+        kindLabels[kind.rawValue] =
+            label ?? (kind.rawValue < ObjectKind.coreLabels.count ? ObjectKind.coreLabels[kind.rawValue] : "object")
+        metatableMakers[kind.rawValue] = make
+    }
+
+    /// Room for `kind` in `metatables`, `kindLabels` and `metatableMakers`.
+    private func reserveKind(_ kind: ObjectKind) {
+        if metatables.count <= kind.rawValue {
+            metatables += Array(repeating: LUA_NOREF, count: kind.rawValue + 1 - metatables.count)
+        }
+        if kindLabels.count <= kind.rawValue {
+            kindLabels += Array(repeating: "", count: kind.rawValue + 1 - kindLabels.count)
+        }
+        if metatableMakers.count <= kind.rawValue {
+            metatableMakers += Array(repeating: nil, count: kind.rawValue + 1 - metatableMakers.count)
+        }
     }
 }

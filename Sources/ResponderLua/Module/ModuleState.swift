@@ -73,8 +73,14 @@ package final class ModuleState {
     /// True while `lua_close` runs the last finalizers (see ``retained(_:)``).
     var closing = false
     private var closingRetains: [UnsafeMutableRawPointer] = []
-    /// Registry reference of the node methods table.
-    var methodsRef: Int32 = LUA_NOREF
+    /// Registry reference of the node methods table (made with the node metatable).
+    var methodsRef: Int32 {
+        if nodeMethodsRef == LUA_NOREF { _ = metatable(.node) }
+        return nodeMethodsRef
+    }
+    var nodeMethodsRef: Int32 = LUA_NOREF
+    /// How to make the metatables not made yet, indexed like `metatables` (see ``metatable(_:)``).
+    var metatableMakers: [((ModuleState) -> Void)?] = []
     /// Built-in `LuaError` type.
     let luaErrorType = ValueType(name: "LuaError", kind: .error)  // not charged: made with the state
     /// Built-in cancellation error type.
@@ -128,7 +134,23 @@ package final class ModuleState {
     // MARK: - objects
 
     @inline(__always)
-    package func metatable(_ kind: ObjectKind) -> Int32 { metatables[kind.rawValue] }
+    package func metatable(_ kind: ObjectKind) -> Int32 {
+        let ref = metatables[kind.rawValue]
+        return ref != LUA_NOREF ? ref : makeMetatableNow(kind)
+    }
+
+    /// Makes the metatable of `kind` from its maker (``lazyMetatable(kind:label:make:)``), once;
+    /// LUA_NOREF for a kind without one. The Lua stack is left as it was.
+    @inline(never)
+    private func makeMetatableNow(_ kind: ObjectKind) -> Int32 {
+        guard kind.rawValue < metatableMakers.count, let make = metatableMakers[kind.rawValue] else { return LUA_NOREF }
+        metatableMakers[kind.rawValue] = nil
+        let top = lua_gettop(L)
+        _ = lua_checkstack(L, 16)
+        make(self)
+        lua_settop(L, top)
+        return metatables[kind.rawValue]
+    }
 
     /// Nodes by id for `find("#id")`. An address resolves only through the identity cache: an
     /// entry there means the node's userdata (which retains the node) is alive, so the address

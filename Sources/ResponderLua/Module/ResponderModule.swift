@@ -81,7 +81,9 @@ public enum ResponderModule {
             lua_pushnil(L)
             return 1
         }
-        if let fn = find(name, in: functions) ?? m.moduleExtension.flatMap({ find(name, in: $0.functions) }) {
+        if let type = builtInType(m, name) {
+            m.push(type)
+        } else if let fn = find(name, in: functions) ?? m.moduleExtension.flatMap({ find(name, in: $0.functions) }) {
             luashim_push_swift_function(L, fn)
         } else if name == "explore" {
             guard ExploreAPI.push(m) else { return LUASHIM_RAISE }
@@ -95,6 +97,15 @@ public enum ResponderModule {
         lua_pushvalue(L, -2)
         lua_rawset(L, 1)
         return 1
+    }
+
+    /// The built-in error type named `name` (`LuaError`, `CancellationError`), if any.
+    static func builtInType(_ m: ModuleState, _ name: String) -> ValueType? {
+        switch name {
+        case "LuaError": return m.luaErrorType
+        case "CancellationError": return m.cancellationErrorType
+        default: return nil
+        }
     }
 
     /// The node method `name` most likely misspells, if any.
@@ -147,6 +158,17 @@ public enum ResponderModule {
                 if lua_rawget(L, table) == LUA_TNIL {
                     m.runtime.pushString(name)
                     luashim_push_swift_function(L, fn)
+                    lua_rawset(L, table)
+                }
+                luashim_pop(L, 1)
+            }
+        }
+        for name in ["LuaError", "CancellationError"] {
+            for table in [module, globals] {
+                m.runtime.pushString(name)
+                if lua_rawget(L, table) == LUA_TNIL {
+                    m.runtime.pushString(name)
+                    if let type = builtInType(m, name) { m.push(type) } else { lua_pushnil(L) }
                     lua_rawset(L, table)
                 }
                 luashim_pop(L, 1)
@@ -222,39 +244,62 @@ public enum ResponderModule {
 
         m.metatables = Array(repeating: LUA_NOREF, count: ObjectKind.firstExtensionValue)
         m.kindLabels = Array(repeating: "", count: ObjectKind.firstExtensionValue)
-        m.makeMetatable(
-            kind: .node,
-            fields: [
-                ("__newindex", NodeBinding.newindex), ("__tostring", NodeBinding.tostring),
-                ("__call", NodeBinding.call), ("__gc", NodeBinding.gc),
-            ],
-            index: NodeBinding.get, methods: [("add", NodeBinding.add)], finalizer: false)
-        m.makeMetatable(
-            kind: .value,
-            fields: [
-                ("__newindex", ValueBinding.newindex), ("__tostring", ValueBinding.tostring),
-                ("__pairs", ValueBinding.pairs),
-            ],
-            index: ValueBinding.index, finalizer: false)
-        m.makeMetatable(
-            kind: .type,
-            fields: [
-                ("__call", TypeBinding.call), ("__tostring", TypeBinding.tostring),
-                ("__newindex", TypeBinding.newindex),
-            ],
-            index: TypeBinding.get, methods: [("is", TypeBinding.isMethod)])
-        m.makeMetatable(
-            kind: .outcome, fields: [("__tostring", DispatchBinding.outcomeToString)],
-            index: DispatchBinding.outcomeIndex)
-        m.makeMetatable(
-            kind: .trace, fields: [("__tostring", TraceBinding.tostring), ("__len", TraceBinding.len)],
-            index: TraceBinding.index)
-        m.makeMetatable(
-            kind: .publisher, fields: [("__call", PublishBinding.call), ("__tostring", PublishBinding.tostring)],
-            index: PublishBinding.get, methods: [("publish", PublishBinding.publishMethod)])
-        m.makeMetatable(
-            kind: .context, fields: [("__tostring", DispatchBinding.contextToString)],
-            index: DispatchBinding.contextIndex)
+        // the metatables are made on first need (see `ModuleState.lazyMetatable`)
+        m.lazyMetatable(kind: .node) { m in
+            m.makeMetatable(
+                kind: .node,
+                fields: [
+                    ("__newindex", NodeBinding.newindex), ("__tostring", NodeBinding.tostring),
+                    ("__call", NodeBinding.call), ("__gc", NodeBinding.gc),
+                ],
+                index: NodeBinding.get, methods: [("add", NodeBinding.add)], finalizer: false)
+            // the node methods table (the first upvalue of the node metatable's __index): methods
+            // are put there on first use (see `lazyMethod`), which keeps state creation cheap
+            let L = m.L
+            lua_rawgeti(L, luashim_registryindex(), lua_Integer(m.metatables[ObjectKind.node.rawValue]))
+            lua_getfield(L, -1, "__index")
+            _ = lua_getupvalue(L, -1, 1)
+            m.nodeMethodsRef = luaL_ref(L, luashim_registryindex())
+            luashim_pop(L, 2)
+        }
+        m.lazyMetatable(kind: .value) { m in
+            m.makeMetatable(
+                kind: .value,
+                fields: [
+                    ("__newindex", ValueBinding.newindex), ("__tostring", ValueBinding.tostring),
+                    ("__pairs", ValueBinding.pairs),
+                ],
+                index: ValueBinding.index, finalizer: false)
+        }
+        m.lazyMetatable(kind: .type) { m in
+            m.makeMetatable(
+                kind: .type,
+                fields: [
+                    ("__call", TypeBinding.call), ("__tostring", TypeBinding.tostring),
+                    ("__newindex", TypeBinding.newindex),
+                ],
+                index: TypeBinding.get, methods: [("is", TypeBinding.isMethod)])
+        }
+        m.lazyMetatable(kind: .outcome) { m in
+            m.makeMetatable(
+                kind: .outcome, fields: [("__tostring", DispatchBinding.outcomeToString)],
+                index: DispatchBinding.outcomeIndex)
+        }
+        m.lazyMetatable(kind: .trace) { m in
+            m.makeMetatable(
+                kind: .trace, fields: [("__tostring", TraceBinding.tostring), ("__len", TraceBinding.len)],
+                index: TraceBinding.index)
+        }
+        m.lazyMetatable(kind: .publisher) { m in
+            m.makeMetatable(
+                kind: .publisher, fields: [("__call", PublishBinding.call), ("__tostring", PublishBinding.tostring)],
+                index: PublishBinding.get, methods: [("publish", PublishBinding.publishMethod)])
+        }
+        m.lazyMetatable(kind: .context) { m in
+            m.makeMetatable(
+                kind: .context, fields: [("__tostring", DispatchBinding.contextToString)],
+                index: DispatchBinding.contextIndex)
+        }
 
         // the world
         m.world.defaultSafetyLevel = SafetyLevel(rawValue: options.safety) ?? .relaxed
@@ -265,21 +310,10 @@ public enum ResponderModule {
             ValueBinding.luaError(m, message: message, traceback: nil, node: node)
         }
 
-        // the node methods table (the first upvalue of the node metatable's __index): methods
-        // are put there on first use (see `lazyMethod`), which keeps state creation cheap
-        lua_rawgeti(L, luashim_registryindex(), lua_Integer(m.metatable(.node)))
-        lua_getfield(L, -1, "__index")
-        _ = lua_getupvalue(L, -1, 1)
-        m.methodsRef = luaL_ref(L, luashim_registryindex())
-        lua_settop(L, top)
-
         // the module table; its functions (and the globals) appear on first use (`lazyName`)
+        // (`LuaError` and `CancellationError` too: their userdata would make the type metatable)
         lua_createtable(L, 0, 8)
         let module = lua_gettop(L)
-        m.push(m.luaErrorType)
-        lua_setfield(L, module, "LuaError")
-        m.push(m.cancellationErrorType)
-        lua_setfield(L, module, "CancellationError")
         runtime.pushString(version)
         lua_setfield(L, module, "version")
 
