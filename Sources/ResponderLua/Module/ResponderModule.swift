@@ -242,8 +242,11 @@ public enum ResponderModule {
         m.cacheRef = weakValuedTable()
         m.nodeCacheRef = weakValuedTable()
 
-        m.metatables = Array(repeating: LUA_NOREF, count: ObjectKind.firstExtensionValue)
-        m.kindLabels = Array(repeating: "", count: ObjectKind.firstExtensionValue)
+        // room for the module's kinds and an extension's first few
+        let kinds = ObjectKind.firstExtensionValue + 8
+        m.metatables = Array(repeating: LUA_NOREF, count: kinds)
+        m.kindLabels = Array(repeating: "", count: kinds)
+        m.metatableMakers = Array(repeating: nil, count: kinds)
         // the metatables are made on first need (see `ModuleState.lazyMetatable`)
         m.lazyMetatable(kind: .node) { m in
             m.makeMetatable(
