@@ -30,14 +30,28 @@ final class LuaPayload: ValuePayload {
     /// value's while this payload lives (its reference keeps the userdata, which Lua never moves).
     let identity: UnsafeRawPointer?
 
-    /// Refers to the value userdata on top of the stack (popped).
-    init(handle: StateHandle, popping L: OpaquePointer, hiddenKeys: Set<String> = [], ownsLive: Bool = true) {
+    /// What this payload's value counts against the memory cap, when it is charged for itself
+    /// (the links of a cause chain made again from Lua; other values are charged by the traces
+    /// that keep them).
+    private var memory: MemoryAccount
+
+    /// Refers to the value userdata on top of the stack (popped); with a `meter`, charges the
+    /// value (``Value`` and this payload) to it while it lives.
+    init(
+        handle: StateHandle, popping L: OpaquePointer, hiddenKeys: Set<String> = [], ownsLive: Bool = true,
+        meter: MemoryMeter? = nil
+    ) {
         self.handle = handle
         self.identity = UnsafeRawPointer(lua_touserdata(L, -1))
         self.ref = luaL_ref(L, luashim_registryindex())
         self.hiddenKeys = hiddenKeys
         self.ownsLive = ownsLive
+        self.memory = MemoryAccount(meter)
+        memory.charge(LuaPayload.chargedBytes)
     }
+
+    /// What a charged value takes: the value and payload objects and the registry slot.
+    static let chargedBytes = MemoryMeter.Cost.object(32) + MemoryMeter.Cost.object(48) + 16
 
     deinit {
         guard let L = handle.L else { return }

@@ -322,9 +322,14 @@ package final class ModuleState {
             if let live = cell.pointee.live { return Unmanaged<Value>.fromOpaque(live).takeUnretainedValue() }
             return makeValue(cell, at: index, cause: nil)
         }
-        // A value with a cause is made again from its chain in Lua, which is the truth: a cached
-        // Swift value would have the chain it was made with, and a later push may have given one
-        // of the links a newer cause. A cached value is reused only for a link without a cause.
+        // A value with a cause: its cached Swift value when that value's chain is the chain in
+        // Lua (the truth: a later push may have given one of the links a newer cause), else the
+        // chain made again from Lua, where a cached value is reused only for a link that has no
+        // cause, in Lua or in Swift.
+        if let live = cell.pointee.live {
+            let value = Unmanaged<Value>.fromOpaque(live).takeUnretainedValue()
+            if chainMatches(value, at: index) { return value }
+        }
         // The cause chain can be long (an error raised in each of many error responders): walk it
         // without recursion, keeping each link on the Lua stack with room checked for it (C code
         // may only use LUA_MINSTACK slots unchecked), then make the Swift values deepest first. A
@@ -346,8 +351,9 @@ package final class ModuleState {
             if let live = next.pointee.live {
                 let linkHasCause = lua_getiuservalue(L, -1, 3) == LUA_TUSERDATA
                 luashim_pop(L, 1)
-                if !linkHasCause {
-                    cause = Unmanaged<Value>.fromOpaque(live).takeUnretainedValue()
+                let cached = Unmanaged<Value>.fromOpaque(live).takeUnretainedValue()
+                if !linkHasCause && cached.cause == nil {
+                    cause = cached
                     luashim_pop(L, 1)
                     break
                 }
@@ -355,20 +361,48 @@ package final class ModuleState {
             cells.append(next)
         }
         if cells.count > 1 { world.work.charge(cells.count) }
+        // the links made here count against the memory cap while they live (a trace charges
+        // only the values it keeps, not their causes)
         for (i, link) in cells.enumerated().reversed() {
-            cause = makeValue(link, at: base + 1 + Int32(i), cause: cause)
+            cause = makeValue(link, at: base + 1 + Int32(i), cause: cause, charged: i > 0)
         }
         lua_settop(L, base)
         return cause
     }
 
+    /// Whether the cause chain of `value` is, link by link, the chain of the value userdata at
+    /// `index` in Lua (the same userdata at each link, and both ending together). Walks both
+    /// without allocating, one link on the Lua stack at a time; charged by its length.
+    private func chainMatches(_ value: Value, at index: Int32) -> Bool {
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        lua_pushvalue(L, index)
+        var link: Value? = value
+        var steps = 0
+        while let current = link {
+            guard let identity = current.payload?.identity, identity == UnsafeRawPointer(lua_touserdata(L, -1)) else {
+                return false
+            }
+            steps += 1
+            let luaHasCause = lua_getiuservalue(L, -1, 3) == LUA_TUSERDATA
+            luashim_remove(L, -2)
+            link = current.cause
+            if luaHasCause != (link != nil) { return false }
+        }
+        if steps > 1 { world.work.charge(steps) }
+        return true
+    }
+
     /// The Swift value of the value userdata `cell` at `index`, made now (its `live` pointer is
     /// set to it): a payload referring to the userdata, and `cause`.
-    private func makeValue(_ cell: UnsafeMutablePointer<luashim_value_cell>, at index: Int32, cause: Value?) -> Value {
+    private func makeValue(
+        _ cell: UnsafeMutablePointer<luashim_value_cell>, at index: Int32, cause: Value?, charged: Bool = false
+    ) -> Value {
         let type = Unmanaged<ValueType>.fromOpaque(luashim_value_type(cell)!).takeUnretainedValue()
         lua_pushvalue(L, index)
         let payload = LuaPayload(
-            handle: handle, popping: L, hiddenKeys: type === luaErrorType ? LuaPayload.luaErrorHiddenKeys : [])
+            handle: handle, popping: L, hiddenKeys: type === luaErrorType ? LuaPayload.luaErrorHiddenKeys : [],
+            meter: charged ? world.meter : nil)
         let value = Value(type: type, payload: payload, cause: cause)
         cell.pointee.live = Unmanaged.passUnretained(value).toOpaque()
         return value
