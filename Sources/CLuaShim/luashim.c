@@ -370,10 +370,14 @@ void luashim_push_c_add(lua_State *L) { lua_pushcfunction(L, c_add); }
 
 /* [-(top-1), +0, m]: keeps only the error object; the traceback goes to the registry */
 int luashim_msgh(lua_State *L) {
-    const char *msg = NULL;
-    if (lua_type(L, 1) == LUA_TSTRING) msg = lua_tostring(L, 1);
-    luaL_traceback(L, L, msg ? NULL : NULL, 1);
+    /* The traceback is the host's record of the error, made like host allocations, which never
+     * fail: an error raised over the memory cap still gets its own traceback (a failing one
+     * would leave the previous error's in the registry, naming the wrong line). */
+    luashim_control *c = luashim_control_of(L);
+    c->hostDepth++;
+    luaL_traceback(L, L, NULL, 1);
     lua_setfield(L, LUA_REGISTRYINDEX, TRACEBACK_KEY);
+    c->hostDepth--;
     lua_settop(L, 1);
     return 1;
 }

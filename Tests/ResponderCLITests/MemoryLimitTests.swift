@@ -166,6 +166,24 @@ struct MemoryLimitTests {
         #expect(H.contains(r.stderr, Self.memoryMessage), "\(name): \(r.stderr.prefix(600))")
     }
 
+    /// A memory error does not name the line of an earlier error: responders that raised (their
+    /// tracebacks taken) leave no traceback behind for a later error that has none of its own.
+    @Test func aMemoryErrorDoesNotNameAnEarlierErrorsLine() throws {
+        let r = try Self.runLimited(
+            """
+            local root = View "Root"
+            root:safetyLevel("disabled")
+            local Er = Error "Er"
+            for _ = 1, 50 do root:transformError(function() error() end) end
+            local v = root:report(Er {}).value
+            local t = {}
+            for i = 1, 1e9 do t[i] = { i } end
+            """)
+        #expect(H.exited(r, 3), "\(H.show(r).prefix(600))")
+        #expect(H.contains(r.stderr, Self.memoryMessage), "\(r.stderr.prefix(600))")
+        #expect(!H.contains(r.stderr, ":4:"), "\(r.stderr.prefix(600))")
+    }
+
     /// Garbage behind userdata (traces of dropped outcomes) is collected when it would cross
     /// the cap: it does not count as over the limit.
     @Test func garbageOfEngineObjectsDoesNotHitTheLimit() throws {

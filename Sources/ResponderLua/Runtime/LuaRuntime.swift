@@ -174,6 +174,8 @@ public final class LuaRuntime {
         luashim_push_last_traceback(L)
         let tb = lua_type(L, -1) == LUA_TSTRING ? string(at: -1) : nil
         luashim_pop(L, 1)
+        lua_pushnil(L)
+        lua_setfield(L, luashim_registryindex(), "responder.lastTraceback")
         return tb
     }
 
