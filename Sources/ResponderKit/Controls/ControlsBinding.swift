@@ -46,18 +46,14 @@ enum ControlsBinding: ModuleBinding {
         let L = m.L
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
-        m.lazyMetatable(kind: .state, label: "State") { m in
-            m.makeMetatable(
-                kind: .state, label: "State",
-                fields: [("__newindex", StateBinding.stateSet), ("__tostring", StateBinding.stateToString)],
-                index: StateBinding.stateGet, methods: [("binding", StateBinding.stateBindingMethod)])
-        }
-        m.lazyMetatable(kind: .binding, label: "Binding") { m in
-            m.makeMetatable(
-                kind: .binding, label: "Binding",
-                fields: [("__newindex", StateBinding.bindingSet), ("__tostring", StateBinding.bindingToString)],
-                index: StateBinding.bindingGet)
-        }
+        m.lazyMetatable(
+            kind: .state, label: "State",
+            fields: [("__newindex", StateBinding.stateSet), ("__tostring", StateBinding.stateToString)],
+            index: StateBinding.stateGet, methods: [("binding", StateBinding.stateBindingMethod)])
+        m.lazyMetatable(
+            kind: .binding, label: "Binding",
+            fields: [("__newindex", StateBinding.bindingSet), ("__tostring", StateBinding.bindingToString)],
+            index: StateBinding.bindingGet)
 
         // `node.on` proxies share one metatable
         luashim_newtable(L)

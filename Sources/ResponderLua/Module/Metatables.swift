@@ -48,16 +48,25 @@ extension ModuleState {
         kindLabels[kind.rawValue] = label
     }
 
-    /// Says how to make the metatable of `kind` (`make` calls ``makeMetatable(kind:label:fields:index:methods:finalizer:)``)
-    /// when it is first needed: ``metatable(_:)`` makes it then. A state that never makes an
-    /// object of a kind (most spec files make no node) never makes its metatable; until it
-    /// exists no userdata can have it, so a check against a kind not made yet simply fails.
-    /// `label` names the kind in messages from the start.
-    package func lazyMetatable(kind: ObjectKind, label: String? = nil, make: @escaping (ModuleState) -> Void) {
+    /// Says how to make the metatable of `kind` (the arguments of
+    /// ``makeMetatable(kind:label:fields:index:methods:finalizer:)``, then `then`, if any) when it
+    /// is first needed: ``metatable(_:)`` makes it then. A state that never makes an object of a
+    /// kind (most spec files make no node) never makes its metatable; until it exists no userdata
+    /// can have it, so a check against a kind not made yet simply fails. `label` names the kind in
+    /// messages from the start.
+    package func lazyMetatable(
+        kind: ObjectKind, label: String? = nil, fields: [(String, LuaSwiftFunction)],
+        index: LuaSwiftFunction? = nil, methods: [(String, LuaSwiftFunction)] = [],
+        finalizer: Bool = true, then: ((ModuleState) -> Void)? = nil
+    ) {
         reserveKind(kind)
         kindLabels[kind.rawValue] =
             label ?? (kind.rawValue < ObjectKind.coreLabels.count ? ObjectKind.coreLabels[kind.rawValue] : "object")
-        metatableMakers[kind.rawValue] = make
+        metatableMakers[kind.rawValue] = { m in
+            m.makeMetatable(
+                kind: kind, label: label, fields: fields, index: index, methods: methods, finalizer: finalizer)
+            then?(m)
+        }
     }
 
     /// Room for `kind` in `metatables`, `kindLabels` and `metatableMakers`.

@@ -248,14 +248,14 @@ public enum ResponderModule {
         m.kindLabels = Array(repeating: "", count: kinds)
         m.metatableMakers = Array(repeating: nil, count: kinds)
         // the metatables are made on first need (see `ModuleState.lazyMetatable`)
-        m.lazyMetatable(kind: .node) { m in
-            m.makeMetatable(
-                kind: .node,
-                fields: [
-                    ("__newindex", NodeBinding.newindex), ("__tostring", NodeBinding.tostring),
-                    ("__call", NodeBinding.call), ("__gc", NodeBinding.gc),
-                ],
-                index: NodeBinding.get, methods: [("add", NodeBinding.add)], finalizer: false)
+        m.lazyMetatable(
+            kind: .node,
+            fields: [
+                ("__newindex", NodeBinding.newindex), ("__tostring", NodeBinding.tostring),
+                ("__call", NodeBinding.call), ("__gc", NodeBinding.gc),
+            ],
+            index: NodeBinding.get, methods: [("add", NodeBinding.add)], finalizer: false
+        ) { m in
             // the node methods table (the first upvalue of the node metatable's __index): methods
             // are put there on first use (see `lazyMethod`), which keeps state creation cheap
             let L = m.L
@@ -265,44 +265,32 @@ public enum ResponderModule {
             m.nodeMethodsRef = luaL_ref(L, luashim_registryindex())
             luashim_pop(L, 2)
         }
-        m.lazyMetatable(kind: .value) { m in
-            m.makeMetatable(
-                kind: .value,
-                fields: [
-                    ("__newindex", ValueBinding.newindex), ("__tostring", ValueBinding.tostring),
-                    ("__pairs", ValueBinding.pairs),
-                ],
-                index: ValueBinding.index, finalizer: false)
-        }
-        m.lazyMetatable(kind: .type) { m in
-            m.makeMetatable(
-                kind: .type,
-                fields: [
-                    ("__call", TypeBinding.call), ("__tostring", TypeBinding.tostring),
-                    ("__newindex", TypeBinding.newindex),
-                ],
-                index: TypeBinding.get, methods: [("is", TypeBinding.isMethod)])
-        }
-        m.lazyMetatable(kind: .outcome) { m in
-            m.makeMetatable(
-                kind: .outcome, fields: [("__tostring", DispatchBinding.outcomeToString)],
-                index: DispatchBinding.outcomeIndex)
-        }
-        m.lazyMetatable(kind: .trace) { m in
-            m.makeMetatable(
-                kind: .trace, fields: [("__tostring", TraceBinding.tostring), ("__len", TraceBinding.len)],
-                index: TraceBinding.index)
-        }
-        m.lazyMetatable(kind: .publisher) { m in
-            m.makeMetatable(
-                kind: .publisher, fields: [("__call", PublishBinding.call), ("__tostring", PublishBinding.tostring)],
-                index: PublishBinding.get, methods: [("publish", PublishBinding.publishMethod)])
-        }
-        m.lazyMetatable(kind: .context) { m in
-            m.makeMetatable(
-                kind: .context, fields: [("__tostring", DispatchBinding.contextToString)],
-                index: DispatchBinding.contextIndex)
-        }
+        m.lazyMetatable(
+            kind: .value,
+            fields: [
+                ("__newindex", ValueBinding.newindex), ("__tostring", ValueBinding.tostring),
+                ("__pairs", ValueBinding.pairs),
+            ],
+            index: ValueBinding.index, finalizer: false)
+        m.lazyMetatable(
+            kind: .type,
+            fields: [
+                ("__call", TypeBinding.call), ("__tostring", TypeBinding.tostring),
+                ("__newindex", TypeBinding.newindex),
+            ],
+            index: TypeBinding.get, methods: [("is", TypeBinding.isMethod)])
+        m.lazyMetatable(
+            kind: .outcome, fields: [("__tostring", DispatchBinding.outcomeToString)],
+            index: DispatchBinding.outcomeIndex)
+        m.lazyMetatable(
+            kind: .trace, fields: [("__tostring", TraceBinding.tostring), ("__len", TraceBinding.len)],
+            index: TraceBinding.index)
+        m.lazyMetatable(
+            kind: .publisher, fields: [("__call", PublishBinding.call), ("__tostring", PublishBinding.tostring)],
+            index: PublishBinding.get, methods: [("publish", PublishBinding.publishMethod)])
+        m.lazyMetatable(
+            kind: .context, fields: [("__tostring", DispatchBinding.contextToString)],
+            index: DispatchBinding.contextIndex)
 
         // the world
         m.world.defaultSafetyLevel = SafetyLevel(rawValue: options.safety) ?? .relaxed
