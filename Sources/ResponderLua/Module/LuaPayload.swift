@@ -18,22 +18,22 @@ import ResponderEngine
 /// userdata (the cell) alive until then.
 /// Test: "an error re-raised with a new cause" in scripts/tests/safety/lifetimes_spec.lua.
 final class LuaPayload: ValuePayload {
+    // (stored properties ordered so that the object stays in the allocator's 64-byte class)
     let handle: StateHandle
     let ref: Int32
+    /// Whether this payload's value is the one the cell's `live` points at (false for copies).
+    private let ownsLive: Bool
+    /// Whether this payload's value counts against the memory cap for itself (the links of a
+    /// cause chain made again from Lua; other values are charged by the traces that keep them).
+    private let charged: Bool
     /// Keys left out of descriptions (LuaError's long traceback).
     let hiddenKeys: Set<String>
     /// LuaError's hidden keys, made once.
     static let luaErrorHiddenKeys: Set<String> = ["traceback"]
-    /// Whether this payload's value is the one the cell's `live` points at (false for copies).
-    private let ownsLive: Bool
-    /// The userdata's memory block: the same for every payload of one Lua value, and no other
-    /// value's while this payload lives (its reference keeps the userdata, which Lua never moves).
+    /// The userdata's memory block (its cell): the same for every payload of one Lua value, and no
+    /// other value's while this payload lives (its reference keeps the userdata, which Lua never
+    /// moves).
     let identity: UnsafeRawPointer?
-
-    /// What this payload's value counts against the memory cap, when it is charged for itself
-    /// (the links of a cause chain made again from Lua; other values are charged by the traces
-    /// that keep them).
-    private var memory: MemoryAccount
 
     /// Refers to the value userdata on top of the stack (popped); with a `meter`, charges the
     /// value (``Value`` and this payload) to it while it lives.
@@ -46,23 +46,23 @@ final class LuaPayload: ValuePayload {
         self.ref = luaL_ref(L, luashim_registryindex())
         self.hiddenKeys = hiddenKeys
         self.ownsLive = ownsLive
-        self.memory = MemoryAccount(meter)
-        memory.charge(LuaPayload.chargedBytes)
+        self.charged = meter != nil
+        meter?.charge(LuaPayload.chargedBytes)
     }
 
     /// What a charged value takes: the value and payload objects and the registry slot.
     static let chargedBytes = MemoryMeter.Cost.object(32) + MemoryMeter.Cost.object(48) + 16
 
     deinit {
+        // (once the state is closed there is nothing to clear, and its meter is disconnected)
         guard let L = handle.L else { return }
-        if ownsLive {
-            lua_rawgeti(L, luashim_registryindex(), lua_Integer(ref))
-            if let cell = lua_touserdata(L, -1)?.assumingMemoryBound(to: luashim_value_cell.self) {
-                cell.pointee.live = nil
-            }
-            luashim_pop(L, 1)
+        if ownsLive, let identity {
+            // the cell, alive until the reference below is given back
+            UnsafeMutableRawPointer(mutating: identity).assumingMemoryBound(to: luashim_value_cell.self).pointee.live =
+                nil
         }
         luaL_unref(L, luashim_registryindex(), ref)
+        if charged { LuaRuntime.of(L).moduleState?.world.meter.release(LuaPayload.chargedBytes) }
     }
 
     /// A payload on the same userdata for a copy of the value (it does not own `live`).
