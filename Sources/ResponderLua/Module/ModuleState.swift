@@ -139,7 +139,7 @@ package final class ModuleState {
         return ref != LUA_NOREF ? ref : makeMetatableNow(kind)
     }
 
-    /// Makes the metatable of `kind` from its maker (``lazyMetatable(kind:label:make:)``), once;
+    /// Makes the metatable of `kind` from its maker (``lazyMetatable(kind:label:fields:index:methods:finalizer:then:)``), once;
     /// LUA_NOREF for a kind without one. The Lua stack is left as it was.
     @inline(never)
     private func makeMetatableNow(_ kind: ObjectKind) -> Int32 {
