@@ -507,13 +507,14 @@ package final class ModuleState {
     /// Pops the cause on top of the stack into the value userdata below it (user value 3), the
     /// userdata of `link`. A Swift value of the same userdata with another cause (the value `live`
     /// points at, when the link is a copy of it) must not be handed out for it any more.
-    /// (Clearing `live` is always safe: it is a cache, see `LuaPayload`.)
+    /// (Clearing `live` is always safe: it is a cache, see `LuaPayload`. The cell is the one the
+    /// link's payload keeps alive; a userdata the engine's own value was just given has no
+    /// Swift value cached.)
     private func setCauseOfValue(_ link: Value) {
         lua_setiuservalue(L, -2, 3)
-        if let cell = luashim_to_value(L, -1, metatable(.value)),
-            cell.pointee.live != Unmanaged.passUnretained(link).toOpaque()
-        {
-            cell.pointee.live = nil
+        if let identity = link.payload?.identity {
+            let cell = UnsafeMutableRawPointer(mutating: identity).assumingMemoryBound(to: luashim_value_cell.self)
+            if cell.pointee.live != Unmanaged.passUnretained(link).toOpaque() { cell.pointee.live = nil }
         }
     }
 

@@ -150,28 +150,36 @@ public enum ResponderModule {
         LuaRuntime.pushLoadedTable(L)
         lua_getfield(L, -1, "responder")
         let module = lua_gettop(L)
+        /// Sets `name` in `table` where it is unset, to what `push` pushes (false: it pushed a
+        /// message instead, and nothing is set).
+        func setIfUnset(_ name: String, in table: Int32, _ push: () -> Bool) {
+            m.runtime.pushString(name)
+            let unset = lua_rawget(L, table) == LUA_TNIL
+            luashim_pop(L, 1)
+            guard unset else { return }
+            if push() {
+                m.runtime.pushString(name)
+                lua_pushvalue(L, -2)
+                lua_rawset(L, table)
+            }
+            luashim_pop(L, 1)
+        }
         // the module's own functions win over an extension's of the same name
         let extensionFunctions = (m.moduleExtension?.functions ?? []).filter { find($0.0, in: functions) == nil }
         for (name, fn) in functions + extensionFunctions {
             for table in [module, globals] where table == module || !moduleOnly.contains(name) {
-                m.runtime.pushString(name)
-                if lua_rawget(L, table) == LUA_TNIL {
-                    m.runtime.pushString(name)
+                setIfUnset(name, in: table) {
                     luashim_push_swift_function(L, fn)
-                    lua_rawset(L, table)
+                    return true
                 }
-                luashim_pop(L, 1)
             }
         }
-        for name in ["LuaError", "CancellationError"] {
+        for (name, type) in [("LuaError", m.luaErrorType), ("CancellationError", m.cancellationErrorType)] {
             for table in [module, globals] {
-                m.runtime.pushString(name)
-                if lua_rawget(L, table) == LUA_TNIL {
-                    m.runtime.pushString(name)
-                    if let type = builtInType(m, name) { m.push(type) } else { lua_pushnil(L) }
-                    lua_rawset(L, table)
+                setIfUnset(name, in: table) {
+                    m.push(type)
+                    return true
                 }
-                luashim_pop(L, 1)
             }
         }
         let methodNames =
@@ -183,19 +191,9 @@ public enum ResponderModule {
             _ = m.moduleExtension!.pushLuaFunction(m, "f", name)  // the function, or a message
             luashim_pop(L, 1)
         }
-        // the `explore` table, in both tables where unset (it is made lazily like the functions)
-        for table in [module, globals] {
-            m.runtime.pushString("explore")
-            let unset = lua_rawget(L, table) == LUA_TNIL
-            luashim_pop(L, 1)
-            guard unset else { continue }
-            if ExploreAPI.push(m) {
-                m.runtime.pushString("explore")
-                lua_pushvalue(L, -2)
-                lua_rawset(L, table)
-            }
-            luashim_pop(L, 1)  // the table, or the message saying why it could not be made
-        }
+        // the `explore` table, in both tables where unset (it is made lazily like the functions;
+        // when it cannot be made, the message saying why is popped)
+        for table in [module, globals] { setIfUnset("explore", in: table) { ExploreAPI.push(m) } }
         _ = luashim_drop_lazy_metatable(L, module)
         _ = luashim_drop_lazy_metatable(L, globals)
     }

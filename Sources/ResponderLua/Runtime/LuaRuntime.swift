@@ -184,11 +184,7 @@ public final class LuaRuntime {
         let c = control.pointee
         let message = describeError(at: -1)
         luashim_pop(L, 1)
-        luashim_push_last_traceback(L)
-        let traceback = lua_type(L, -1) == LUA_TSTRING ? string(at: -1) : nil
-        luashim_pop(L, 1)
-        lua_pushnil(L)
-        lua_setfield(L, luashim_registryindex(), "responder.lastTraceback")
+        let traceback = takeTraceback()
         if c.limitRaised != 0 || status == LUA_ERRMEM {
             if c.timedOut != 0 {
                 let text =
