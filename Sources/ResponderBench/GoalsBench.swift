@@ -114,9 +114,11 @@ func resolvedCommand(_ name: String) -> String? {
 /// and linked the way `scripts/setup` links `responder` (when `swiftc` is on the path).
 func emptyRunRows(responder: String, runs: Int) -> [Row] {
     let linkage =
-        isStaticSwift(responder)
-        ? "static Swift stdlib, as scripts/setup builds it"
-        : "DYNAMIC Swift stdlib: build with `swift build -c release --static-swift-stdlib` as scripts/setup does"
+        isStaticExecutable(responder)
+        ? "static executable, as scripts/setup builds it"
+        : isStaticSwift(responder)
+            ? "static Swift stdlib"
+            : "DYNAMIC Swift stdlib: build with `swift build -c release --static-swift-stdlib` as scripts/setup does"
     let name = "`responder run empty.lua` vs `lua5.4 empty.lua` (wall, \(runs) runs each, alternating; \(linkage))"
     guard onPath("lua5.4"), let dir = makeScratchFolder("responder-bench-empty") else {
         return [Row(name: name + " (lua5.4 not installed)", ours: "", reference: "", ratio: nil, goal: "≤ 1.5×")]
@@ -124,7 +126,7 @@ func emptyRunRows(responder: String, runs: Int) -> [Row] {
     defer { removeTree(dir) }
     let empty = dir + "/empty.lua"
     FileText.write("", to: empty)
-    let floor = buildEmptySwiftProgram(in: dir)
+    let floor = buildEmptySwiftProgram(in: dir, linkedLike: responder)
     _ = timeCommand([responder, "run", empty])
     _ = timeCommand(["lua5.4", empty])
     if let floor { _ = timeCommand([floor]) }
@@ -153,16 +155,28 @@ func emptyRunRows(responder: String, runs: Int) -> [Row] {
 }
 
 /// Compiles `let n = CommandLine.arguments.count` into `dir/empty-swift` with the static Swift
-/// runtime, linked with lld and packed relative relocations when `scripts/setup` would use them;
+/// runtime, linked the way `scripts/setup` linked the benchmark: a static position-independent
+/// executable when `binary` is one (without `responder`'s prefaulting entry, which lives
+/// in its C shim), else with lld and packed relative relocations when available;
 /// `nil` when `swiftc` is missing or the build fails.
-func buildEmptySwiftProgram(in dir: String) -> String? {
+func buildEmptySwiftProgram(in dir: String, linkedLike binary: String) -> String? {
     guard onPath("swiftc") else { return nil }
     FileText.write("let n = CommandLine.arguments.count\nif n > 100 { print(n) }\n", to: dir + "/main.swift")
     let out = dir + "/empty-swift"
     let plain = "swiftc -O -static-stdlib '\(dir)/main.swift' -o '\(out)'"
     let lld = plain + " -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs"
-    guard system("(\(lld) || \(plain)) >/dev/null 2>&1") == 0 else { return nil }
+    // scripts/setup's first choice: one static position-independent executable
+    let staticPIE =
+        "swiftc -O -static-executable '\(dir)/main.swift' -o '\(out)' -use-ld=lld -Xclang-linker -static-pie"
+        + " -Xlinker -z -Xlinker pack-relative-relocs"
+    let linked = isStaticExecutable(binary) ? "(\(staticPIE) || \(lld) || \(plain))" : "(\(lld) || \(plain))"
+    guard system("\(linked) >/dev/null 2>&1") == 0 else { return nil }
     return out
+}
+
+/// Whether the binary is a static executable (no program interpreter), as `scripts/setup` links it.
+func isStaticExecutable(_ binary: String) -> Bool {
+    system("readelf -lW '\(binary)' 2>/dev/null | grep INTERP >/dev/null") != 0
 }
 
 /// Whether the binary has the Swift runtime linked in (no libswiftCore.so needed).

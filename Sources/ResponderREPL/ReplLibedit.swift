@@ -6,12 +6,21 @@ import ResponderLua
 
 /// libedit, loaded with `dlopen` the first time a terminal REPL starts: `run` and `test` never pay
 /// for loading it (and its dependencies) at process start.
+///
+/// `scripts/setup` links `responder` as a static executable: glibc's static `dlopen` then loads
+/// libedit with a C library of its own (its own allocator, its own locale). Everything libedit
+/// frees or keeps is therefore allocated with ``strdup`` and everything it returns released with
+/// ``free`` as found through libedit's handle, and the locale is set in its C library too
+/// (``setlocale``). In a dynamic executable these are the process's own functions.
 struct Libedit {
     typealias ReadlineFn = @convention(c) (UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>?
     typealias StringIntFn = @convention(c) (UnsafePointer<CChar>?) -> Int32
     typealias VoidIntFn = @convention(c) () -> Int32
     typealias StifleFn = @convention(c) (Int32) -> Void
     typealias EntryFn = @convention(c) (UnsafePointer<CChar>?, Int32) -> UnsafeMutablePointer<CChar>?
+    typealias StrdupFn = @convention(c) (UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>?
+    typealias FreeFn = @convention(c) (UnsafeMutableRawPointer?) -> Void
+    typealias SetlocaleFn = @convention(c) (Int32, UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>?
     typealias MatchesFn =
         @convention(c) (UnsafePointer<CChar>?, EntryFn?) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 
@@ -23,6 +32,12 @@ struct Libedit {
     let initialize: VoidIntFn
     let stifleHistory: StifleFn
     let completionMatches: MatchesFn
+    /// `strdup` of libedit's C library: for strings libedit frees or keeps.
+    let strdup: StrdupFn
+    /// `free` of libedit's C library: for what `readline` returns.
+    let free: FreeFn
+    /// `setlocale` of libedit's C library.
+    let setlocale: SetlocaleFn
 
     /// The loaded library, or nil when libedit is not installed (the REPL then reads plain lines).
     nonisolated(unsafe) static let shared: Libedit? = load()
@@ -43,12 +58,15 @@ struct Libedit {
             let writeHistory = fn("write_history", StringIntFn.self),
             let initialize = fn("rl_initialize", VoidIntFn.self),
             let stifleHistory = fn("stifle_history", StifleFn.self),
-            let completionMatches = fn("rl_completion_matches", MatchesFn.self)
+            let completionMatches = fn("rl_completion_matches", MatchesFn.self),
+            let strdup = fn("strdup", StrdupFn.self),
+            let free = fn("free", FreeFn.self),
+            let setlocale = fn("setlocale", SetlocaleFn.self)
         else { return nil }
         return Libedit(
             handle: handle, readline: readline, addHistory: addHistory, readHistory: readHistory,
             writeHistory: writeHistory, initialize: initialize, stifleHistory: stifleHistory,
-            completionMatches: completionMatches)
+            completionMatches: completionMatches, strdup: strdup, free: free, setlocale: setlocale)
     }
 
     /// A libedit global variable (Swift 6 refuses direct references to imported mutable C

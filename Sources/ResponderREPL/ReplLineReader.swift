@@ -182,7 +182,7 @@ private func replCompletionEntry(_ text: UnsafePointer<CChar>?, _ state: Int32) 
     if state == 0 { completionIndex = 0 }
     guard completionIndex < completionCandidates.count else { return nil }
     defer { completionIndex += 1 }
-    return strdup(completionCandidates[completionIndex])
+    return Libedit.shared?.strdup(completionCandidates[completionIndex])
 }
 
 /// Reads one character for libedit: UTF-8 decoded; Ctrl-C at the prompt ends the line (which
@@ -244,17 +244,21 @@ final class TerminalLineReader: ReplLineReader {
         if setlocale(LC_CTYPE, "") == nil || !Self.localeIsUTF8() {
             _ = setlocale(LC_CTYPE, "C.UTF-8")
         }
+        // libedit's own C library (another one under a static executable, see `Libedit`)
+        if let edit = Libedit.shared, let ours = setlocale(LC_CTYPE, nil) { _ = edit.setlocale(LC_CTYPE, ours) }
         completionSource = complete
         completionOver = editGlobal("rl_attempted_completion_over", Int32.self)
-        editGlobal("rl_readline_name", UnsafePointer<CChar>?.self)?.pointee = UnsafePointer(strdup("responder"))
+        editGlobal("rl_readline_name", UnsafePointer<CChar>?.self)?.pointee = UnsafePointer(
+            Libedit.shared?.strdup("responder"))
         editGlobal("rl_catch_signals", Int32.self)?.pointee = 0
         editGlobal("rl_getc_function", GetcFunction?.self)?.pointee = replGetc
         editGlobal("rl_attempted_completion_function", CompletionFunction?.self)?.pointee = replComplete
         editGlobal("rl_completion_append_character", Int32.self)?.pointee = 0
         let breaks = " \t\n\"\\'`@$><=;|&{(),+-*/%^#~[]"
         editGlobal("rl_basic_word_break_characters", UnsafePointer<CChar>?.self)?.pointee = UnsafePointer(
-            strdup(breaks))
-        editGlobal("rl_completer_word_break_characters", UnsafeMutablePointer<CChar>?.self)?.pointee = strdup(breaks)
+            Libedit.shared?.strdup(breaks))
+        editGlobal("rl_completer_word_break_characters", UnsafeMutablePointer<CChar>?.self)?.pointee = Libedit.shared?
+            .strdup(breaks)
         _ = Libedit.shared?.initialize()
         Libedit.shared?.stifleHistory(1000)
         if let historyPath { _ = Libedit.shared?.readHistory(historyPath) }
@@ -275,7 +279,7 @@ final class TerminalLineReader: ReplLineReader {
             return lineDiscarded ? .interrupted : .eof
         }
         let line = String(cString: raw)
-        free(raw)
+        Libedit.shared?.free(raw)
         if lineDiscarded { return .interrupted }
         return .line(line)
     }

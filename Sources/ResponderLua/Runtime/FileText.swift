@@ -11,7 +11,20 @@ public enum FileText {
         case missing, directory, unreadable(String)
     }
 
-    /// Reads the bytes of `path`.
+    /// Why `path` cannot be read, or nil when it is a file that opens for reading (nothing read).
+    public static func problem(_ path: String) -> Problem? {
+        var st = stat()
+        if stat(path, &st) != 0 {
+            return errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(String(cString: strerror(errno)))
+        }
+        if (st.st_mode & S_IFMT) == S_IFDIR { return .directory }
+        guard let f = fopen(path, "rb") else { return .unreadable(String(cString: strerror(errno))) }
+        fclose(f)
+        return nil
+    }
+
+    /// Reads the bytes of `path`: straight into the result's storage, sized from the file's
+    /// length (no zeroed read buffer: its pages would cost an empty run page faults).
     public static func read(_ path: String) -> Result<[UInt8], Problem> {
         var st = stat()
         if stat(path, &st) != 0 {
@@ -21,16 +34,19 @@ public enum FileText {
         if (st.st_mode & S_IFMT) == S_IFDIR { return .failure(.directory) }
         guard let f = fopen(path, "rb") else { return .failure(.unreadable(String(cString: strerror(errno)))) }
         defer { fclose(f) }
+        // one read of one byte more than the length said ends a file that did not grow
         var bytes = [UInt8]()
-        bytes.reserveCapacity(Int(st.st_size))
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var size = max(Int(st.st_size), 0) + 1
         while true {
-            let n = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
-            if n > 0 { bytes.append(contentsOf: buffer[0..<n]) }
-            if n < buffer.count {
-                if ferror(f) != 0 { return .failure(.unreadable(String(cString: strerror(errno)))) }
-                break
+            var got = 0
+            let chunk = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+                got = fread(buffer.baseAddress, 1, size, f)
+                count = got
             }
+            if got < size && ferror(f) != 0 { return .failure(.unreadable(String(cString: strerror(errno)))) }
+            if bytes.isEmpty { bytes = chunk } else { bytes.append(contentsOf: chunk) }
+            if got < size { break }
+            size = 1 << 16
         }
         return .success(bytes)
     }
