@@ -24,14 +24,17 @@ static const char REVEAL_KEY = 0;   /* its address keys the reveal function in a
 
 typedef struct {
     int fd;
+    int error;            /* errno of a read that failed (the load then fails), else 0 */
     size_t off, len;      /* bytes buff[off..<len] are not yet handed to the parser */
     char buff[4096];
 } file_reader;
 
-/* Reads the next block into the buffer; false at end of file (or on a read error). */
+/* Reads the next block into the buffer; false at end of file or on a read error (kept in
+   r->error: a file that fails part-way must not run as a shorter script). */
 static int fill(file_reader *r) {
     ssize_t n;
     do { n = read(r->fd, r->buff, sizeof r->buff); } while (n < 0 && errno == EINTR);
+    if (n < 0) r->error = errno;
     r->off = 0;
     r->len = n > 0 ? (size_t)n : 0;
     return n > 0;
@@ -63,6 +66,7 @@ int luashim_load_file(lua_State *L, const char *path, const char *chunkname) {
     }
     file_reader r;
     r.fd = fd;
+    r.error = 0;
     fill(&r);
     /* as lua.c: skip a UTF-8 byte-order mark, then a first line starting with '#' (its newline
      * is kept, so line numbers stay right) */
@@ -80,6 +84,12 @@ int luashim_load_file(lua_State *L, const char *path, const char *chunkname) {
     int status = lua_load(L, read_file_piece, &r, chunkname, "t");
     ctl->hostDepth = saved;
     close(fd);
+    if (r.error != 0) {
+        /* as luaL_loadfilex: what was read is not the script */
+        lua_pop(L, 1);
+        lua_pushfstring(L, "cannot read %s: %s", path, strerror(r.error));
+        return LUA_ERRFILE;
+    }
     return status;
 }
 

@@ -16,13 +16,24 @@
  * hidden, so they are addressed relative to the instruction pointer), and no sanitizer
  * instrumentation. Builds that do not pass `-e luashim_entry` never run it.
  */
+#include "luashim.h"
+#if defined(__linux__)
+#include <sys/auxv.h>
+int luashim_is_static_executable(void) { return getauxval(AT_BASE) == 0; }
+#else
+int luashim_is_static_executable(void) { return 0; }
+#endif
+
 #if defined(__x86_64__) && defined(__linux__)
 #include <elf.h>
 #include <link.h>
 #include <stdint.h>
 
 extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
-extern ElfW(Dyn) _DYNAMIC[] __attribute__((visibility("hidden")));
+/* weak: a static executable that is not position-independent has no dynamic section (and
+   nothing to relocate). The null test reads the symbol's GOT slot before it is relocated: it
+   then holds the link-time address, which is not 0 exactly when the symbol is defined. */
+extern ElfW(Dyn) _DYNAMIC[] __attribute__((visibility("hidden"), weak));
 
 #ifndef DT_RELR
 #define DT_RELRSZ 35
@@ -46,6 +57,7 @@ populate(uintptr_t start, uintptr_t end) {
 /* Prefaults, for writing, the runs of pages that hold a pointer DT_RELR relocates. */
 __attribute__((used, no_stack_protector, no_sanitize("address", "undefined"))) void
 luashim_prefault_relocations(void) {
+    if (_DYNAMIC == 0) return;
     uintptr_t base = (uintptr_t)&__ehdr_start; /* the load address: a PIE's ELF header is at 0 */
     const uint64_t *relr = 0;
     uint64_t size = 0;

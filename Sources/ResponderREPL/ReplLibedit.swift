@@ -1,3 +1,4 @@
+import CLuaShim
 import ResponderLua
 
 #if canImport(Glibc)
@@ -10,8 +11,9 @@ import ResponderLua
 /// `scripts/setup` links `responder` as a static executable: glibc's static `dlopen` then loads
 /// libedit with a C library of its own (its own allocator, its own locale). Everything libedit
 /// frees or keeps is therefore allocated with ``strdup`` and everything it returns released with
-/// ``free`` as found through libedit's handle, and the locale is set in its C library too
-/// (``setlocale``). In a dynamic executable these are the process's own functions.
+/// ``free`` of libedit's C library, and the locale is set there too (``setlocale``). In a
+/// dynamic executable they are the process's own, looked up in the global scope: an allocator
+/// that replaces malloc (AddressSanitizer, a preloaded one) must also be the one that frees.
 struct Libedit {
     typealias ReadlineFn = @convention(c) (UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>?
     typealias StringIntFn = @convention(c) (UnsafePointer<CChar>?) -> Int32
@@ -52,6 +54,13 @@ struct Libedit {
             guard let symbol = dlsym(handle, name) else { return nil }
             return unsafeBitCast(symbol, to: T.self)
         }
+        // A static executable has no program interpreter (AT_BASE 0): libedit's C library is then
+        // another one, found through libedit's handle; else the process's, in the global scope.
+        let isStatic = luashim_is_static_executable() != 0
+        func libc<T>(_ name: String, _: T.Type) -> T? {
+            guard let symbol = isStatic ? dlsym(handle, name) : dlsym(nil, name) else { return nil }
+            return unsafeBitCast(symbol, to: T.self)
+        }
         guard let readline = fn("readline", ReadlineFn.self),
             let addHistory = fn("add_history", StringIntFn.self),
             let readHistory = fn("read_history", StringIntFn.self),
@@ -59,9 +68,9 @@ struct Libedit {
             let initialize = fn("rl_initialize", VoidIntFn.self),
             let stifleHistory = fn("stifle_history", StifleFn.self),
             let completionMatches = fn("rl_completion_matches", MatchesFn.self),
-            let strdup = fn("strdup", StrdupFn.self),
-            let free = fn("free", FreeFn.self),
-            let setlocale = fn("setlocale", SetlocaleFn.self)
+            let strdup = libc("strdup", StrdupFn.self),
+            let free = libc("free", FreeFn.self),
+            let setlocale = libc("setlocale", SetlocaleFn.self)
         else { return nil }
         return Libedit(
             handle: handle, readline: readline, addHistory: addHistory, readHistory: readHistory,

@@ -110,6 +110,24 @@ struct RunCommandTests {
         #expect(H.contains(r.stderr, "hint: "))
     }
 
+    /// A FIFO without a writer: refused at once (it is not a regular file), not waited for.
+    @Test func fifoIsAUsageErrorWithoutWaiting() throws {
+        let dir = try H.folder()
+        try #require(mkfifo(dir + "/pipe.lua", 0o644) == 0)
+        let r = try H.run(["pipe.lua"], in: dir)
+        #expect(H.isUsageError(r), "\(H.show(r))")
+        #expect(r.stderr.hasPrefix("error: cannot open 'pipe.lua': cannot read (not a regular file)\n"))
+    }
+
+    /// A regular file whose read fails (`/proc/self/mem` at offset 0: EIO) is an error, not an
+    /// empty script that runs and exits 0.
+    @Test func readErrorIsReportedNotRunAsAShorterScript() throws {
+        let dir = try H.folder()
+        let r = try H.run(["/proc/self/mem"], in: dir)
+        #expect(!H.exited(r, 0), "\(H.show(r))")
+        #expect(H.contains(r.stderr, "cannot read /proc/self/mem: "), "\(H.show(r))")
+    }
+
     /// chmod 000. Root (or CAP_DAC_OVERRIDE) reads such a file anyway, so there the case cannot
     /// be produced with permissions; the socket test above covers "unreadable" for everyone.
     @Test func permissionDeniedIsAUsageError() throws {

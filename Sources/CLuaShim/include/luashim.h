@@ -260,4 +260,8 @@ int luashim_isatty(int fd);
  *  large arrays and tables get), for memory measurements; 0 where the C
  *  library has no mallinfo2 (macOS, musl). */
 size_t luashim_heap_in_use(void);
+/* 1 when the process is a static executable (it has no program interpreter: the kernel's
+   AT_BASE is 0), else 0 (startup.c). */
+int luashim_is_static_executable(void);
+
 #endif

@@ -32,8 +32,9 @@ enum TypeBinding: ModuleBinding {
         if hasFields && lua_type(L, 2) != LUA_TTABLE {
             return m.argError(1, type.name, "table of fields", 2)
         }
-        // copy the fields so later changes to the table do not reach the value
-        luashim_newtable(L)
+        // copy the fields so later changes to the table do not reach the value (room for four
+        // made at once: each key that fills a smaller table would rehash it)
+        lua_createtable(L, 0, hasFields ? 4 : 0)
         let copy = lua_gettop(L)
         if hasFields {
             lua_pushnil(L)

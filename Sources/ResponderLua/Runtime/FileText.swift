@@ -11,15 +11,20 @@ public enum FileText {
         case missing, directory, unreadable(String)
     }
 
-    /// Why `path` cannot be read, or nil when it is a file that opens for reading (nothing read).
+    /// Why the script at `path` cannot be loaded, or nil when it is a regular file that opens for
+    /// reading (nothing is read: a read error is reported by the load itself). Opened without
+    /// blocking, so that a FIFO without a writer is refused instead of waited for, as the script
+    /// loader (`luashim_load_file`) refuses what is not a regular file.
     public static func problem(_ path: String) -> Problem? {
         var st = stat()
         if stat(path, &st) != 0 {
             return errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(String(cString: strerror(errno)))
         }
         if (st.st_mode & S_IFMT) == S_IFDIR { return .directory }
-        guard let f = fopen(path, "rb") else { return .unreadable(String(cString: strerror(errno))) }
-        fclose(f)
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        if fd < 0 { return .unreadable(String(cString: strerror(errno))) }
+        defer { close(fd) }
+        if fstat(fd, &st) != 0 || (st.st_mode & S_IFMT) != S_IFREG { return .unreadable("not a regular file") }
         return nil
     }
 
