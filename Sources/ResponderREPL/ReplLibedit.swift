@@ -34,11 +34,11 @@ struct Libedit {
     let initialize: VoidIntFn
     let stifleHistory: StifleFn
     let completionMatches: MatchesFn
-    /// `strdup` of libedit's C library: for strings libedit frees or keeps.
+    /// `strdup` of the C library libedit uses: for strings libedit frees or keeps.
     let strdup: StrdupFn
-    /// `free` of libedit's C library: for what `readline` returns.
+    /// `free` of the C library libedit uses: for what `readline` returns.
     let free: FreeFn
-    /// `setlocale` of libedit's C library.
+    /// `setlocale` of the C library libedit uses.
     let setlocale: SetlocaleFn
 
     /// The loaded library, or nil when libedit is not installed (the REPL then reads plain lines).
