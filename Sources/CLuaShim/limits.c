@@ -130,8 +130,11 @@ static void probe_hookcount(void) {
     lua_close(P);
 }
 
-/* Instructions left before the count hook of T fires, or -1 when unknown. */
+/* Instructions left before the count hook of T fires, or -1 when unknown. The layout is probed
+   on first need (a state of its own, about 75,000 instructions): a run that never stops a
+   counted period (an empty script, a short one under the sampled budget) never pays for it. */
 static int hookcount_left(lua_State *T) {
+    pthread_once(&probe_once, probe_hookcount);
     if (hookcount_offset < 0) return -1;
     int v;
     memcpy(&v, (char *)T + hookcount_offset, sizeof v);
@@ -620,7 +623,6 @@ static void ensure_timer(void) {
 /* ---------------- life cycle ---------------- */
 
 void luashim_limits_attach(lua_State *L, luashim_control *c, int64_t budget) {
-    pthread_once(&probe_once, probe_hookcount);
     luashim_limits *lim = (luashim_limits *)calloc(1, sizeof(luashim_limits));
     if (!lim) return;
     lim->c = c;
