@@ -226,6 +226,9 @@ static void settle(lua_State *T, luashim_limits *lim) {
 
 /* A counting window of the sampled budget opens (the first hook after the timer armed it). */
 static void open_window(luashim_limits *lim) {
+    /* the layout probe (once per process, ~50 us) must not run inside a window: a window is a
+       few microseconds, whose rate would then be far too low */
+    pthread_once(&probe_once, probe_hookcount);
     int64_t at = atomic_load_explicit(&lim->armTime, memory_order_relaxed);
     if (at < lim->lastMark) at = lim->lastMark;
     lim->pendingNs = at - lim->lastMark;
@@ -383,11 +386,14 @@ static void limit_hook(lua_State *L, lua_Debug *ar) {
     if (ar->event == LUA_HOOKLINE) {
         if (lim->lineFn) lim->lineFn(L, ar, lim->lineData);
         if (!is_pending(c, lim)) return;
+    } else if (ar->event == LUA_HOOKCOUNT && lim->mode == LUASHIM_BUDGET_EXACT) {
+        /* The period ran: charged unless a stop is already decided. A memory crossing still
+         * being decided is not one (its count-1 period, armed by luashim_memory_crossing, would
+         * otherwise lose an instruction at every crossing). */
+        if (!c->budgetExceeded && !c->timedOut && !c->abortPending) charge(c, lua_gethookcount(L));
     } else if (ar->event == LUA_HOOKCOUNT && !is_sticky(c)) {
         int base = lua_gethookcount(L);
-        if (lim->mode == LUASHIM_BUDGET_EXACT) {
-            charge(c, base);
-        } else if (lim->sampling) {
+        if (lim->sampling) {
             lim->windowDone += base;
             if (lim->windowDone >= LUASHIM_SAMPLE_WINDOW) close_window(lim);
         } else if (lim->armed) {

@@ -53,6 +53,28 @@ struct LimitHookTests {
         #expect(split >= plain && split < plain + 10000 * 8, "plain \(plain), split \(split)")
     }
 
+    /// Exact counting is the same whether or not the memory cap is crossed on the way: each
+    /// crossing arms a one-instruction period to decide it, and that instruction counts too
+    /// (it was lost at every crossing: 78 instructions fewer with a 2 MiB cap than with 8).
+    @Test func exactCountIsTheSameWhenTheMemoryCapIsCrossed() throws {
+        let code = """
+            local keep = {}
+            for i = 1, 12000 do keep[i] = { i } end
+            for r = 1, 30 do
+              for i = 1, 12000 do local t = { i, i + 1, x = i } end
+            end
+            """
+        func count(capMiB: Int) throws -> Int64 {
+            let rt = try LuaRuntime(limits: LuaLimits(maxInstructions: 1_000_000_000, maxMemoryMiB: capMiB))
+            try rt.runString(code, chunkname: "=crossings")
+            return luashim_instructions_charged(rt.L)
+        }
+        let loose = try count(capMiB: 64)
+        let tight = try count(capMiB: 2)
+        #expect(loose > 2_000_000)
+        #expect(tight == loose, "2 MiB cap \(tight), 64 MiB cap \(loose)")
+    }
+
     /// A line callback (coverage) and the limit hook share one C hook: lines are seen in every
     /// budget mode, and the budget still stops the script.
     @Test(arguments: [true, false])
