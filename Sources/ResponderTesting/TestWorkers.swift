@@ -238,19 +238,12 @@ package final class TestWorkerPool {
                 break
             }
             let now = TestFramework.now()
+            // Over the file time limit: a worker that did not end its file itself, and a worker
+            // started to take a waiting file that never says it sees the claims (its `A` line),
+            // which would otherwise be waited for forever. Stopped (its pipe then reports EOF).
             for wi in workers.indices
-            where workers[wi].current != nil && !workers[wi].killed
-                && now - workers[wi].started > hardLimit
-            {
-                // the worker did not end the file itself: stop it (its pipe then reports EOF)
-                workers[wi].killed = true
-                kill(workers[wi].pid, SIGKILL)
-            }
-            // a worker started to take a waiting file that never says it sees the claims (its `A`
-            // line) would otherwise be waited for forever: it gets the file time limit too
-            for wi in workers.indices
-            where workers[wi].queue.isEmpty && !workers[wi].claiming && !workers[wi].killed
-                && now - workers[wi].started > hardLimit
+            where !workers[wi].killed && now - workers[wi].started > hardLimit
+                && (workers[wi].current != nil || (workers[wi].queue.isEmpty && !workers[wi].claiming))
             {
                 workers[wi].killed = true
                 kill(workers[wi].pid, SIGKILL)

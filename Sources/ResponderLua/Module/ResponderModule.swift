@@ -81,7 +81,7 @@ public enum ResponderModule {
             lua_pushnil(L)
             return 1
         }
-        if let type = builtInType(m, name) {
+        if let type = builtInTypes(m).first(where: { $0.name == name })?.type {
             m.push(type)
         } else if let fn = find(name, in: functions) ?? m.moduleExtension.flatMap({ find(name, in: $0.functions) }) {
             luashim_push_swift_function(L, fn)
@@ -99,13 +99,10 @@ public enum ResponderModule {
         return 1
     }
 
-    /// The built-in error type named `name` (`LuaError`, `CancellationError`), if any.
-    static func builtInType(_ m: ModuleState, _ name: String) -> ValueType? {
-        switch name {
-        case "LuaError": return m.luaErrorType
-        case "CancellationError": return m.cancellationErrorType
-        default: return nil
-        }
+    /// The built-in error types, by the names they have in Lua (made with the state, revealed
+    /// like the module's functions).
+    static func builtInTypes(_ m: ModuleState) -> [(name: String, type: ValueType)] {
+        [("LuaError", m.luaErrorType), ("CancellationError", m.cancellationErrorType)]
     }
 
     /// The node method `name` most likely misspells, if any.
@@ -174,7 +171,7 @@ public enum ResponderModule {
                 }
             }
         }
-        for (name, type) in [("LuaError", m.luaErrorType), ("CancellationError", m.cancellationErrorType)] {
+        for (name, type) in builtInTypes(m) {
             for table in [module, globals] {
                 setIfUnset(name, in: table) {
                     m.push(type)
