@@ -118,7 +118,9 @@ struct Dispatcher {
                 }
                 if entry.once { node.removeResponder(entry) }
                 let result = call(entry, at: nodeIndex)
-                if let pending = world.pendingAbort { throw StrictViolation(pending) }
+                // (tested before it is read: binding the optional would copy the violation at
+                // every call)
+                if world.pendingAbort != nil { throw StrictViolation(world.pendingAbort!) }
                 let consumed = try apply(result, of: entry, at: node, n32, p32)
                 if let stats = entry.stats { stats.note(trace.lastDecision) }
                 if consumed { return .handled(node, entry) }

@@ -131,7 +131,7 @@ public final class World {
 
     /// Throws ``StrictViolation`` when one is pending. Call after running script callbacks.
     public func checkPendingAbort() throws {
-        if let pendingAbort { throw StrictViolation(pendingAbort) }
+        if pendingAbort != nil { throw StrictViolation(pendingAbort!) }  // (no copy when there is none)
     }
 
     func beginAction() throws {
@@ -142,7 +142,7 @@ public final class World {
     func endAction() {
         actionDepth -= 1
         if actionDepth == 0 {
-            pendingAbort = nil
+            if pendingAbort != nil { pendingAbort = nil }  // (no destroy of a nil optional per action)
             if let hook = afterActions {
                 afterActions = nil
                 hook()

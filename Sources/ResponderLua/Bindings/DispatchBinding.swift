@@ -53,15 +53,17 @@ package enum DispatchBinding: ModuleBinding {
     }
 
     /// Pushes the outcome (and prints the trace with `--trace` for top-level actions).
-    static func finish(_ m: ModuleState, _ outcome: Outcome?) -> Int32 {
-        guard let outcome else {
+    static func finish(_ m: ModuleState, _ outcome: consuming Outcome?) -> Int32 {
+        switch consume outcome {
+        case .none:
             lua_pushnil(m.L)
-            return 1
+        case .some(let outcome):
+            if m.traceActions && m.isTopLevelAction {
+                Console.error(outcome.trace.description + "\n")
+            }
+            // (the outcome moves into its box: no copy of its four references)
+            m.pushFresh(OutcomeBox(outcome), .outcome)
         }
-        if m.traceActions && m.isTopLevelAction {
-            Console.error(outcome.trace.description + "\n")
-        }
-        m.pushFresh(OutcomeBox(outcome), .outcome)
         return 1
     }
 

@@ -96,14 +96,17 @@ enum WorldBinding: ModuleBinding {
     static let gc: LuaSwiftFunction = { L in
         // releasing may run Swift code that touches Lua (freeing a node frees its stored
         // functions): point the bindings at the thread running this finalizer
-        if let L, let m = LuaRuntime.of(L).moduleState, m.handle.L != nil, m.L != L { m.switchTo(L) }
+        guard let L else { return 0 }
+        // (the module state looked up once: a finalizer runs for every object Lua frees)
+        let m = LuaRuntime.of(L).moduleState
+        if let m, m.handle.L != nil, m.L != L { m.switchTo(L) }
         // A finalizer may resurrect the userdata (another object's `__gc` stores it): clear the
         // pointer so that every later use sees "not an object" instead of a released one.
         if let slot = lua_touserdata(L, 1)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self),
             let p = slot.pointee
         {
             slot.pointee = nil
-            if let L { LuaRuntime.of(L).moduleState?.finalized(p) }
+            m?.finalized(p)
             Unmanaged<AnyObject>.fromOpaque(p).release()  // the retain taken by `ModuleState.push`
         }
         return 0
