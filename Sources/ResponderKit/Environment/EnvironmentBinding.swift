@@ -195,7 +195,8 @@ enum EnvironmentBinding: ModuleBinding {
         let previousDisappear = world.disappearHook
         world.disappearHook = { [unowned(unsafe) m] node in
             previousDisappear?(node)
-            if m.hasKit(node) { _ = m.callHook(disappearRef, node) }
+            // (a failure that unwinds, a strict abort or a limit, is kept: `remove` raises it)
+            if m.hasKit(node) { _ = m.callHook(disappearRef, node, keepingError: true) }
         }
         let previousStructure = world.structureDidChange
         world.structureDidChange = { [unowned(unsafe) m] parent in
@@ -203,7 +204,7 @@ enum EnvironmentBinding: ModuleBinding {
             var node: Node? = parent
             while let current = node {
                 if m.hasKit(current) {
-                    _ = m.callHook(structureRef, parent)
+                    _ = m.callHook(structureRef, parent, keepingError: true)
                     return
                 }
                 node = current.parent
@@ -284,12 +285,22 @@ enum EnvironmentBinding: ModuleBinding {
 
     /// `K.invoke(node, fn, ...)`: calls `fn(...)`; an error it raises is reported from `node`
     /// (limits and strict aborts go on unwinding).
+    ///
+    /// The call is an action, as a control's action is: a strict violation inside the callback
+    /// (a `trigger` in an `onReceive` handler, say) aborts the script's call that ran it (`post`,
+    /// a `props` assignment, `remove`, …) as a whole, and no `pcall` on the way can turn it into a
+    /// `LuaError`. What the callback starts are top-level actions for `--trace`.
     static let invoke: LuaSwiftFunction = { L in
         let m = state(L)
         guard let node = m.node(at: 1) else { return m.argError(0, "invoke", "node", 1) }
         let nargs = lua_gettop(L) - 2
-        if m.runtime.callKeepingError(nargs, 0) == LUA_OK { return 0 }
-        return m.reportFailure(from: node)
+        return m.kitAction {
+            let savedTop = m.topActionDepth
+            m.topActionDepth = m.world.actionDepth
+            defer { m.topActionDepth = savedTop }
+            if m.runtime.callKeepingError(nargs, 0) == LUA_OK { return 0 }
+            return m.reportFailure(from: node)
+        }
     }
 
     /// `K.report(node, error, traceback)`: reports what a task body raised from its button.

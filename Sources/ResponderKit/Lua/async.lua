@@ -77,7 +77,7 @@ local function unschedule(t)
   local d = data[t]
   if d and d.entry then d.entry.dead = true; d.entry = nil end
 end
-local function finish(t, ok, err, traceback)
+local function finish(t, ok, err, traceback, unwinding)
   local d = data[t]
   threads[d.co] = nil
   d.co, live[t] = nil, nil
@@ -88,7 +88,9 @@ local function finish(t, ok, err, traceback)
   else
     d.state, d.error = "failed", err
     local from = d.node or M.mounted()
-    if from then
+    if unwinding then
+      -- a strict violation or a limit on its way to the script's call: not reported here
+    elseif from then
       reportFrom(from, err, traceback)
     else
       -- a free task with no node and no mounted tree: the error reaches the script's call
@@ -107,7 +109,13 @@ end
 local function step(t, ...)
   local d = data[t]
   d.state = "running"
-  local tag, a, b = resume(d.co, ...)
+  local resumed, tag, a, b = pcall(resume, d.co, ...)
+  if not resumed then
+    -- a strict violation or a limit unwound through the task (K.resume raised it): the task
+    -- has ended, failed (so that its button is not left loading), and the error goes on
+    finish(t, false, tag, nil, true)
+    error(tag, 0)
+  end
   if tag == "yield" then
     local seconds = (a == SLEEP and b) or 0
     d.state = "sleeping"

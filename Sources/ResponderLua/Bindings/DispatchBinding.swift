@@ -13,7 +13,13 @@ package enum DispatchBinding: ModuleBinding {
     /// Turns a Swift error from the engine into a raised Lua error (LUASHIM_RAISE).
     package static func raise(_ m: ModuleState, _ error: Error) -> Int32 {
         if m.runtime.control.pointee.abortPending != 0 && m.world.actionDepth == 0 {
-            // a strict violation unwound through Lua code: raise it once more, catchably
+            // a strict violation unwound through Lua code: raise it once more, catchably (an
+            // error a hook kept on the way is that same abort: dropped, or the next call would
+            // raise it again)
+            if m.pendingErrorSet {
+                m.pushPendingError()
+                luashim_pop(m.L, 1)
+            }
             lua_getfield(m.L, luashim_registryindex(), "responder.abortMessage")
             luashim_set_abort(m.L, 0)
             return LUASHIM_RAISE

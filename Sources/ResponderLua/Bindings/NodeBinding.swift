@@ -138,6 +138,8 @@ package enum NodeBinding: ModuleBinding {
             return DispatchBinding.raise(m, error)
         }
         m.mirrorLink(child, under: parent)
+        // a limit met in a preference callback the move ran (kept by the hook): raised here
+        if m.pendingErrorSet { return DispatchBinding.raise(m, LuaCallError()) }
         return nil
     }
 
@@ -163,7 +165,14 @@ package enum NodeBinding: ModuleBinding {
         let m = state(L)
         guard let node = m.node(at: 1) else { return m.argError(0, "remove", "node", 1) }
         m.mirrorUnlink(node)
-        node.remove()
+        // an action: a strict violation or a limit in a disappear handler or a preference
+        // callback it runs aborts `remove` (the node is removed all the same)
+        do {
+            try m.world.performAction { node.remove() }
+            if m.pendingErrorSet { throw LuaCallError() }
+        } catch {
+            return DispatchBinding.raise(m, error)
+        }
         lua_settop(L, 1)
         return 1
     }
