@@ -37,6 +37,8 @@ struct luashim_limits {
     _Atomic int64_t timeoutMs;       /* (T) */
     _Atomic int timeUp;              /* (T) the deadline passed: the hook raises */
     _Atomic int64_t armTime;         /* (L) when the signal handler armed the hook (CPU ns) */
+    _Atomic int64_t armCost;         /* (L) CPU ns the last arming took (see tick) */
+    int64_t lastArmSent;             /* the timer thread's: when it last asked for an arming */
     _Atomic int armRequest;          /* (T) */
     _Atomic int active;              /* (T) the Lua thread is inside a host call or closing */
     _Atomic int closing;             /* (T) lua_close runs (finalizers) */
@@ -111,6 +113,26 @@ static int find_count_pair(lua_State *T, int value) {
     return -1;
 }
 
+/* Lua's count of nested C calls (nCcalls, whose low 16 bits Lua checks against its limit of 200,
+ * "C stack overflow") sits three ints before the countdown in the same private layout. The probe
+ * checks that a C function called from a C function reads it one higher. */
+static int ccalls_offset = -1;
+static unsigned probe_ccalls[2];
+
+/* [-0, +0, -] */
+static int probe_ccalls_inner(lua_State *L) {
+    memcpy(&probe_ccalls[1], (char *)L + hookcount_offset - 3 * (int)sizeof(int), sizeof(unsigned));
+    return 0;
+}
+
+/* [-0, +0, e] */
+static int probe_ccalls_outer(lua_State *L) {
+    memcpy(&probe_ccalls[0], (char *)L + hookcount_offset - 3 * (int)sizeof(int), sizeof(unsigned));
+    lua_pushcfunction(L, probe_ccalls_inner);
+    lua_call(L, 0, 0);
+    return 0;
+}
+
 /* Its own state P: [-0, +0, -] (P is closed). */
 static void probe_hookcount(void) {
     lua_State *P = lua_newstate(probe_alloc, NULL);
@@ -126,6 +148,17 @@ static void probe_hookcount(void) {
             memcpy(&left, (char *)T + off, sizeof left);
             if (left < start - 10 && left > start - 500) hookcount_offset = off;
         }
+        lua_sethook(T, NULL, 0, 0);
+        lua_settop(T, 0);
+        if (hookcount_offset >= 3 * (int)sizeof(int) && lua_checkstack(T, 2)) {
+            lua_pushcfunction(T, probe_ccalls_outer);
+            unsigned outer = probe_ccalls[0], inner = probe_ccalls[1];
+            if (lua_pcall(T, 0, 0, 0) == LUA_OK) {
+                outer = probe_ccalls[0] & 0xffff;
+                inner = probe_ccalls[1] & 0xffff;
+                if (outer >= 1 && outer < 16 && inner == outer + 1) ccalls_offset = hookcount_offset - 3 * (int)sizeof(int);
+            }
+        }
     }
     lua_close(P);
 }
@@ -139,6 +172,37 @@ static int hookcount_left(lua_State *T) {
     int v;
     memcpy(&v, (char *)T + hookcount_offset, sizeof v);
     return v;
+}
+
+/* Lua's count of nested C calls of thread L (it raises "C stack overflow" at 200), or -1 when
+ * the layout is unknown. Probes the layout on first use. */
+/* [-0, +0, -] */
+int luashim_c_calls(lua_State *L) {
+    pthread_once(&probe_once, probe_hookcount);
+    if (ccalls_offset < 0) return -1;
+    unsigned v;
+    memcpy(&v, (char *)L + ccalls_offset, sizeof v);
+    return (int)(v & 0xffff);
+}
+
+/* lua_sethook walks every frame of the thread to mark it (settraps), so that frames below the
+ * running one notice a hook that was off: at the depth of a runaway recursion (hundreds of
+ * thousands of frames) a call costs milliseconds, and one per count period or sampling tick
+ * kept such a script from ever reaching Lua's "stack overflow". While a hook is on, every frame
+ * is already marked (frames made since are marked as they start, and Lua clears a mark only when
+ * no count or line hook is set), so when only the count changes it is written directly (the base
+ * count sits right before the countdown the probe found). The probe's result is read without
+ * pthread_once: this also runs in the arming signal handler (a hook that is on was set after the
+ * probe ran, see open_window; before that, lua_sethook does it). */
+/* [-0, +0, -] */
+static void sethook_fast(lua_State *T, lua_Hook f, int mask, int count) {
+    int off = __atomic_load_n(&hookcount_offset, __ATOMIC_RELAXED);
+    if (off > (int)sizeof(int) && mask != 0 && count > 0 && lua_gethook(T) == f && lua_gethookmask(T) == mask) {
+        memcpy((char *)T + off - sizeof(int), &count, sizeof count);
+        memcpy((char *)T + off, &count, sizeof count);
+        return;
+    }
+    lua_sethook(T, f, mask, count);
 }
 
 /* ---------------- hook configuration ---------------- */
@@ -197,7 +261,9 @@ static void set_hook(lua_State *T, luashim_limits *lim) {
     else if (lim->sampling) count = LUASHIM_SAMPLE_WINDOW - lim->windowDone;
     else if (lim->armed) count = 1;
     if (count > 0) mask |= LUA_MASKCOUNT;
-    if (mask) lua_sethook(T, limit_hook, mask, count);
+    /* (not in a signal handler here: the layout is probed when the fast path would apply) */
+    if (mask && lua_gethook(T) == limit_hook && lua_gethookmask(T) == mask) pthread_once(&probe_once, probe_hookcount);
+    if (mask) sethook_fast(T, limit_hook, mask, count);
     else lua_sethook(T, NULL, 0, 0);
 }
 
@@ -360,7 +426,7 @@ void luashim_memory_crossing(luashim_control *c) {
     if (!lim || c->pcallDepth <= 0 || c->hostDepth > 0 || c->collecting || is_sticky(c)) return;
     lua_State *T = lim->running;
     settle(T, lim);
-    lua_sethook(T, limit_hook, (lim->lineFn ? LUA_MASKLINE : 0) | LUA_MASKCOUNT, 1);
+    sethook_fast(T, limit_hook, (lim->lineFn ? LUA_MASKLINE : 0) | LUA_MASKCOUNT, 1);
 }
 
 /* After a host (Swift) function returned: raise what it left (memory, budget, time). */
@@ -503,9 +569,11 @@ static void on_arm_signal(int sig) {
         if (atomic_exchange(&lim->armRequest, 0) && lim->mode != LUASHIM_BUDGET_EXACT) {
             /* the window's start is taken here, on the Lua thread (clock_gettime is
              * async-signal-safe): the timer may be descheduled before its signal arrives */
-            if (lim->mode == LUASHIM_BUDGET_SAMPLED) atomic_store(&lim->armTime, thread_cpu_ns());
+            int64_t before = thread_cpu_ns();
+            if (lim->mode == LUASHIM_BUDGET_SAMPLED) atomic_store(&lim->armTime, before);
             lim->armed = 1;
-            lua_sethook(lim->running, limit_hook, (lim->lineFn ? LUA_MASKLINE : 0) | LUA_MASKCOUNT, 1);
+            sethook_fast(lim->running, limit_hook, (lim->lineFn ? LUA_MASKLINE : 0) | LUA_MASKCOUNT, 1);
+            atomic_store_explicit(&lim->armCost, thread_cpu_ns() - before, memory_order_relaxed);
         }
         if (atomic_load(&lim->describeRequest)) {
             describe(lim);
@@ -574,7 +642,12 @@ static void tick(luashim_limits *lim, int64_t now) {
     if (active && !atomic_load(&lim->closing)) {
         int wants = lim->mode == LUASHIM_BUDGET_SAMPLED
             || (lim->mode != LUASHIM_BUDGET_EXACT && (interrupt || atomic_load(&lim->timeUp)));
-        if (wants) {
+        /* An arming walks every frame of the running thread (lua_sethook, see sethook_fast):
+         * deep in a recursion that takes milliseconds, so arming is spaced to cost at most about
+         * 5 % of the thread's time (a time limit or an interrupt then waits that much longer). */
+        int64_t cost = atomic_load_explicit(&lim->armCost, memory_order_relaxed);
+        if (wants && now - lim->lastArmSent >= 20 * cost) {
+            lim->lastArmSent = now;
             atomic_store(&lim->armRequest, 1);
             pthread_kill(lim->thread, SIG_ARM);
         }

@@ -29,6 +29,25 @@ import Testing
         #expect(H.contains(r.stderr, "stack traceback:"))
     }
 
+    /// Runaway recursion reaches Lua's "stack overflow" as fast as under `lua5.4`, again and
+    /// again, with either budget: arming a hook used to walk every frame (lua_sethook), once per
+    /// count period or sampling tick, and hundreds of thousands of frames deep that kept the
+    /// script from ever overflowing (it ran into the time limit).
+    @Test(arguments: [[], ["--max-instructions", "1000000000"]])
+    func runawayRecursionOverflowsInsteadOfRunningOutOfTime(_ budget: [String]) throws {
+        let script = """
+            local function f() f() end
+            local function g(n) return 1 + g(n + 1) end
+            for _ = 1, 3 do print(pcall(f)) print(pcall(g, 1)) end
+            f()
+            """
+        let (r, _) = try H.runScript(script, name: "deep.lua", ["--timeout", "20"] + budget)
+        #expect(H.exited(r, 1), "\(H.show(r))")
+        #expect(H.lines(r.stdout).count == 6)
+        #expect(H.lines(r.stdout).allSatisfy { $0.hasSuffix("stack overflow") }, "\(r.stdout)")
+        #expect(H.lines(r.stderr).first == "error: deep.lua:1: stack overflow")
+    }
+
     @Test func pcallCannotSwallowTheTimeout() throws {
         let script = """
             local n = 0

@@ -89,6 +89,9 @@ static inline luashim_control *luashim_control_of(lua_State *L) {
 /** Starts (message on top of the stack, popped) or ends (on = 0) an uncatchable abort: while it
  *  is on, the count hook raises the message at every instruction of any Lua code. */
 void luashim_set_abort(lua_State *L, int on);
+/* Lua's count of nested C calls of thread L (Lua raises "C stack overflow" at 200), or -1 when
+ * the private layout it is read from is unknown. [-0, +0, -] */
+int luashim_c_calls(lua_State *L);
 
 /** The message of the last time limit raised in the state, or NULL. */
 const char *luashim_timeout_message(lua_State *L);

@@ -86,6 +86,10 @@ package enum DispatchBinding: ModuleBinding {
             }
             return m.argError(1, fname, kind == .event ? "event" : "error", 2)
         }
+        // Each nested dispatch uses a level of Lua's 200 nested C calls, and one more for every
+        // `pcall` a responder wraps its `trigger` in: deep in, the nesting is refused here, in
+        // the engine's words, before Lua's "C stack overflow" would stop a responder from running.
+        if m.world.dispatchDepth >= 40, luashim_c_calls(L) > 190 { return raise(m, EngineError.nestedTooDeeply) }
         let location: SourceLocation? = nil  // computed only if a violation needs it (World.locationProvider)
         do {
             let outcome =

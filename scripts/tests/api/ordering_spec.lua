@@ -226,4 +226,20 @@ describe("nested dispatch", function()
     assert.matches("dispatch nested too deeply", message)
     assert.handled(o, root)
   end)
+
+  it("a pcall around each nested trigger meets 'dispatch nested too deeply', not Lua's C stack overflow", function()
+    -- each pcall takes one more of Lua's 200 nested C calls: the nesting stops a little earlier
+    local root = View "Root"
+    local depth, failures = 0, {}
+    root:handleEvent(function(e, ctx)
+      depth = depth + 1
+      local ok, err = pcall(ctx.node.trigger, ctx.node, A())
+      if not ok then failures[#failures + 1] = tostring(err) end
+    end)
+    root:handleError(function(e) failures[#failures + 1] = e.message end)
+    assert.handled(root:trigger(A()), root)
+    assert.is_true(depth > 80 and depth <= 100, "depth " .. depth)
+    assert.equal(1, #failures)
+    assert.matches("dispatch nested too deeply", failures[1])
+  end)
 end)
