@@ -346,8 +346,27 @@ static int compat_require(lua_State *L) {
     luaL_addstring(&b, ".lua");
     luaL_pushresult(&b);                                            /* 4: the file */
     char realFile[PATH_MAX];
-    if (try_candidate(L, name, dir, lua_tostring(L, 4), NULL, 0, realFile) == MISSING) {
+    candidate_result found = try_candidate(L, name, dir, lua_tostring(L, 4), NULL, 0, realFile);
+    if (found == MISSING) {
+        /* then `name/init.lua`, as Lua's default path `./?.lua;./?/init.lua` */
         lua_pushfstring(L, "module '%s' not found: no file '%s'", name, lua_tostring(L, 4));  /* 5 */
+        luaL_buffinit(L, &b);
+        luaL_addstring(&b, dir);
+        luaL_addchar(&b, '/');
+        for (const char *p = name; *p; p++) luaL_addchar(&b, *p == '.' ? '/' : *p);
+        luaL_addstring(&b, "/init.lua");
+        luaL_pushresult(&b);                                        /* 6 */
+        found = try_candidate(L, name, dir, lua_tostring(L, 6), NULL, 0, realFile);
+        if (found == FOUND) {
+            lua_replace(L, 4);
+            lua_settop(L, 4);
+        } else {
+            lua_pushfstring(L, "%s\n\tno file '%s'", lua_tostring(L, 5), lua_tostring(L, 6));
+            lua_replace(L, 5);
+            lua_settop(L, 5);
+        }
+    }
+    if (found == MISSING) {
         size_t tlen = 0;
         const char *templates = NULL;
         if (lua_getfield(L, LUA_REGISTRYINDEX, MODULE_PATHS_KEY) == LUA_TSTRING)

@@ -24,6 +24,11 @@ struct TestSettings: Equatable {
 }
 
 extension TestSettings {
+    /// busted's `--lpath` when none is given.
+    static let bustedDefaultLpath = ["./src/?.lua", "./src/?/?.lua", "./src/?/init.lua"]
+    /// Where `require` looks last: the working folder, as Lua's default path does.
+    static let workingFolderPath = ["./?.lua", "./?/init.lua"]
+
     /// The options after the `.busted` file: command line first, then the task, then `_all`.
     struct Resolved {
         var paths: [String]
@@ -110,8 +115,11 @@ extension TestSettings {
         run.lazySetup = flag(busted.lazy, "lazy") ?? false
         run.suppressPending = flag(busted.suppressPending, "suppress-pending") ?? false
         run.keepGoing = busted.exitOnFailure ? false : (flag(busted.keepGoing, "keep-going", "k") ?? true)
-        run.modulePaths = list(busted.lpath, "lpath", "m").flatMap { $0.split(separator: ";").map(String.init) }
+        // busted's default lpath when none is given, then the working folder, as busted's `lua`
+        // finds modules there through Lua's default path (`./?.lua;./?/init.lua`)
+        let lpath = list(busted.lpath, "lpath", "m").flatMap { $0.split(separator: ";").map(String.init) }
             .filter { !$0.isEmpty }
+        run.modulePaths = (lpath.isEmpty ? Self.bustedDefaultLpath : lpath) + Self.workingFolderPath
         run.helper = text(busted.helper, "helper")
         run.statements = busted.statements.isEmpty ? list([], "e") : busted.statements
 

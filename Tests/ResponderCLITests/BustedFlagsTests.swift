@@ -145,7 +145,8 @@ struct BustedFlagsTests {
             end)
             it("a missing module lists every file tried", function()
               assert.error_matches(function() require("nowhere") end,
-                "module 'nowhere' not found: no file '%.?/?nowhere%.lua'\\n\\tno file 'vendor/nowhere%.lua'$")
+                "module 'nowhere' not found: no file '%.?/?nowhere%.lua'\\n\\tno file '%.?/?nowhere/init%.lua'"
+                  .. "\\n\\tno file 'vendor/nowhere%.lua'\\n\\tno file '%./nowhere%.lua'\\n\\tno file '%./nowhere/init%.lua'$")
             end)
             it("built-in modules come from the preload table, with two results", function()
               local m, where = require("luassert")
@@ -159,6 +160,24 @@ struct BustedFlagsTests {
         let r = try H.run(dir, ["--lpath", "vendor/?.lua;vendor/?.so", "--format", "json"])
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
         #expect(names(r.stdout).count == 4)
+    }
+
+    /// Without `--lpath`, busted's default (`./src/?.lua;./src/?/?.lua;./src/?/init.lua`), then
+    /// the working folder, as busted's `lua` finds modules there.
+    @Test func defaultLpathIsBustedsAndTheWorkingFolder() throws {
+        let dir = try H.folder([
+            "src/srcmod.lua": "return { v = 'src' }\n",
+            "src/pkg/init.lua": "return { v = 'src/pkg' }\n",
+            "toplib.lua": "return { v = 'top' }\n",
+            "spec/d_spec.lua": """
+            it("src", function() assert.equal("src", require("srcmod").v) end)
+            it("src package", function() assert.equal("src/pkg", require("pkg").v) end)
+            it("working folder", function() assert.equal("top", require("toplib").v) end)
+            """,
+        ])
+        let r = try H.run(dir, ["spec", "--format", "json"])
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(names(r.stdout).count == 3)
     }
 
     @Test func shuffleSortSeedAndKeepGoing() throws {

@@ -464,12 +464,26 @@ struct RunCommandTests {
         #expect(r.stderr == "")
     }
 
+    /// `name/init.lua` after `name.lua`, as Lua's default path `./?.lua;./?/init.lua`.
+    @Test func requireLoadsAPackagesInitFile() throws {
+        let dir = try H.folder([
+            "app/main.lua": "print(require('lib.sub'), (require('pkg')))\n",
+            "app/lib/sub/init.lua": "return 'sub'\n",
+            "app/pkg.lua": "return 'pkg.lua'\n",
+            "app/pkg/init.lua": "return 'pkg/init.lua'\n",
+        ])
+        let r = try H.run(["app/main.lua"], in: dir)
+        #expect(H.exited(r, 0), "\(H.show(r))")
+        #expect(r.stdout == "sub\tpkg.lua\n")
+    }
+
     @Test func requireOfAMissingModuleIsAClearError() throws {
         let dir = try H.folder(["app/main.lua": "\nrequire('nomod')\n"])
         let r = try H.run(["app/main.lua"], in: dir)
         #expect(H.exited(r, 1), "\(H.show(r))")
         #expect(r.stdout == "")
         #expect(H.lines(r.stderr).first == "error: app/main.lua:2: module 'nomod' not found: no file 'app/nomod.lua'")
+        #expect(H.lines(r.stderr).dropFirst().first == "\tno file 'app/nomod/init.lua'")
         #expect(H.contains(r.stderr, "stack traceback:"))
     }
 
