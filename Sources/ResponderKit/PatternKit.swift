@@ -25,4 +25,15 @@ struct PatternKit: ModuleExtension {
     func refusesInput(_ m: ModuleState, _ name: String, _ node: Node) throws -> Bool {
         try m.refusesInput(name, node)
     }
+
+    /// `disabled = …` in an `EventButton`'s table, as in any control's (SPEC §2.10).
+    func configureField(_ m: ModuleState, _ node: Node, _ key: String, at index: Int32) -> Int32? {
+        guard key == "disabled", node.host == NodeBinding.Kind.eventButton.rawValue else { return nil }
+        switch m.disabledSetting(for: node, at: index, field: "disabled") {
+        case .failure(let f): return f.status
+        case .success(let setting):
+            m.kit.kitCreating(node).disabled = setting
+            return 0
+        }
+    }
 }

@@ -86,6 +86,30 @@ struct BustedFlagsTests {
         #expect(!H.contains(list.stdout, "passed"))
     }
 
+    /// `--list` lists in definition order, as busted: a nested block's tests before the tests
+    /// that follow the block.
+    @Test func listIsInDefinitionOrder() throws {
+        let dir = try H.folder([
+            "l_spec.lua": """
+            describe("outer", function()
+              it("a", function() end)
+              describe("inner", function()
+                it("b", function() end)
+              end)
+              pending("c")
+              it("d", function() error("never run") end)
+            end)
+            """
+        ])
+        let list = try H.run(dir, ["--list", "l_spec.lua"])
+        #expect(list.status == 0)
+        #expect(
+            list.stdout.split(separator: "\n").map(String.init) == [
+                "l_spec.lua:2: outer a", "l_spec.lua:4: outer inner b", "l_spec.lua:6: outer c",
+                "l_spec.lua:7: outer d",
+            ], "\(list.stdout)")
+    }
+
     @Test func bustedFileTasks() throws {
         let dir = try H.folder([
             ".busted": """

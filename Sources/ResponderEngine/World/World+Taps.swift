@@ -17,7 +17,9 @@ extension World {
         }
         noteDriven(node)
         var outcome: Outcome?
+        var position = 0
         for action in node.tapActions where action.count == count {
+            position += 1
             switch action.action {
             case .trigger(let event):
                 outcome = try trigger(event, from: node, location: location)
@@ -26,10 +28,29 @@ extension World {
                 try checkPendingAbort()
                 outcome = try trigger(event, from: node, location: location)
             case .perform(let body):
+                let before = lastTrace
                 try body()
                 try checkPendingAbort()
+                // a tap performed by a function records its own trace (SPEC §2.8: every
+                // top-level action does), unless the function recorded one (a control's action)
+                if actionDepth == 1 && lastTrace === before { recordTapTrace(node, position: position) }
             }
         }
         return outcome
+    }
+
+    /// The trace of a tap performed by a function: `action tap from Node`, one step
+    /// `#position onTapGesture handled`.
+    private func recordTapTrace(_ node: Node, position: Int) {
+        let value = Trace.actionValue("tap")
+        let trace = Trace(
+            action: value, origin: node,
+            steps: [
+                TraceStep(
+                    node: node, index: position, responder: "onTapGesture", filter: nil, value: value,
+                    decision: .handled)
+            ])
+        trace.charge(to: meter, sharedPath: false)
+        lastTrace = trace
     }
 }

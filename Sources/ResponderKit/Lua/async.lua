@@ -5,7 +5,7 @@ local isNode, kitOf, invoke, resume = K.isNode, K.kit, K.invoke, K.resume
 local reportFrom, isCancellation, kindName = K.report, K.isCancellation, K.kindName
 local type, error, next, setmetatable, rawget, tostring =
       type, error, next, setmetatable, rawget, tostring
-local cocreate, coyield, corunning = coroutine.create, coroutine.yield, coroutine.running
+local cocreate, coyield, corunning, coisyieldable = coroutine.create, coroutine.yield, coroutine.running, coroutine.isyieldable
 local View, CancellationError = M.View, M.CancellationError
 local fmt = string.format
 local argerr, callable, checkNode, checkFn, kit =
@@ -36,8 +36,12 @@ local function notify(node, kind, arg)
   local n = node
   while n do
     local k = kitOf(n)
-    local fn = k and k.tasks and k.tasks[kind]
-    if fn then invoke(n, fn, arg) end
+    local l = k and k.tasks and k.tasks[kind]
+    if l then
+      -- every handler the node registered, in order (a snapshot: one may register another)
+      local snapshot = { table.unpack(l) }
+      for i = 1, #snapshot do invoke(n, snapshot[i], arg) end
+    end
     n = n.parent
   end
 end
@@ -88,11 +92,11 @@ local function finish(t, ok, err, traceback, unwinding)
   else
     d.state, d.error = "failed", err
     local from = d.node or M.mounted()
-    if unwinding then
-      -- a strict violation or a limit on its way to the script's call: not reported here
-    elseif from then
+    -- (when unwinding, a strict violation or a limit is on its way to the script's call: it is
+    -- not reported here)
+    if not unwinding and from then
       reportFrom(from, err, traceback)
-    else
+    elseif not unwinding then
       -- a free task with no node and no mounted tree: the error reaches the script's call
       error(err, 0)
     end
@@ -175,6 +179,12 @@ local function sleep(seconds)
     argerr(1, "sleep", "seconds (non-negative number)", seconds)
   end
   if data[t].cancelled then error(CancellationError(), 0) end
+  if not coisyieldable() then
+    -- inside a responder or callback that the engine called from the task: Lua cannot suspend
+    -- the task across that call
+    error("sleep cannot suspend the task here: it was called inside a responder or callback the engine "
+      .. "ran (sleep in the task's own function, or start another task with task(fn))", 2)
+  end
   if coyield(SLEEP, seconds) == CANCEL then error(CancellationError(), 0) end
 end
 local function advance(seconds)
@@ -332,7 +342,8 @@ end
 local function taskHandler(kind, fname)
   return function(node, fn)
     checkNode(node, fname); checkFn(1, fname, fn)
-    list(kit(node), "tasks")[kind] = fn
+    local l = list(list(kit(node), "tasks"), kind)
+    l[#l + 1] = fn
     return node
   end
 end

@@ -422,15 +422,19 @@ extension ModuleState {
                     location: location()))
             return
         }
+        let at = steps.count
         step(node, index, label, .handled)
-        try run(h, from: node)
+        if try !run(h, from: node) { steps[at].decision = .threw }
     }
 
-    private func run(_ h: ControlHandler, from node: Node) throws {
+    /// Runs one handler; returns false when it raised (or its target could not perform the
+    /// action): the error was reported, and the trace says `threw`.
+    @discardableResult
+    private func run(_ h: ControlHandler, from node: Node) throws -> Bool {
         switch h.kind {
         case .action(let slot, let call):
             slot.push(self)
-            guard isCallable(at: -1) else { return }
+            guard isCallable(at: -1) else { return true }
             var nargs: Int32 = 0
             switch call {
             case .senderAction:
@@ -443,11 +447,11 @@ extension ModuleState {
                 lua_pushboolean(L, b ? 1 : 0)
                 nargs = 1
             case .value, .text:
-                guard let c = kit.kit(node)?.control else { return }
-                guard try pushControlValue(node, c, reporting: true) else { return }
+                guard let c = kit.kit(node)?.control else { return true }
+                guard try pushControlValue(node, c, reporting: true) else { return false }
                 nargs = 1
             }
-            try kitCall(nargs, 0, from: node)
+            return try kitCall(nargs, 0, from: node)
         case .target(let targetSlot, let selector):
             if let targetSlot {
                 targetSlot.push(self)
@@ -458,31 +462,32 @@ extension ModuleState {
                             node,
                             "target \(target) cannot perform '\(selector)' (declare it with \(target.name):canPerform(\"\(selector)\", fn))"
                         )
-                        return
+                        return false
                     }
                     fn.push(self)
                     push(node)
                     pushActionTable(h, sender: node, selector: selector, targetAt: ti)
-                    try kitCall(2, 0, from: node)
+                    return try kitCall(2, 0, from: node)
                 } else if lua_type(L, ti) == LUA_TNIL {
-                    return
+                    return true
                 } else {
                     switch kitIndex(ti, selector) {
                     case .failure:
                         try reportFailedCall(from: node)
-                        return
+                        return false
                     case .success(let type):
                         guard type == LUA_TFUNCTION else {
                             try reportNoMethod(node, "target has no method '\(selector)'")
-                            return
+                            return false
                         }
                     }
                     lua_pushvalue(L, ti)
                     push(node)
                     pushActionTable(h, sender: node, selector: selector, targetAt: ti)
-                    try kitCall(3, 0, from: node)
+                    return try kitCall(3, 0, from: node)
                 }
             }
+            return true
         // a nil target is walked (and traced) by run(_:from:index:value:steps:), which never
         // hands it on here
         }

@@ -88,8 +88,10 @@ package enum DispatchBinding: ModuleBinding {
         }
         // Each nested dispatch uses a level of Lua's 200 nested C calls, and one more for every
         // `pcall` a responder wraps its `trigger` in: deep in, the nesting is refused here, in
-        // the engine's words, before Lua's "C stack overflow" would stop a responder from running.
-        if m.world.dispatchDepth >= 40, luashim_c_calls(L) > 190 { return raise(m, EngineError.nestedTooDeeply) }
+        // the engine's words, before Lua's "C stack overflow" would stop a responder from
+        // running. Ten levels are kept for the responder (its call and up to nine pcalls around
+        // its next trigger), so the refusal comes a few dispatches before Lua's own limit.
+        if luashim_c_calls(L) > 190 { return raise(m, EngineError.nestedTooDeeply) }
         let location: SourceLocation? = nil  // computed only if a violation needs it (World.locationProvider)
         do {
             let outcome =
@@ -140,7 +142,12 @@ package enum DispatchBinding: ModuleBinding {
                 lua_pushboolean(L, 0)
                 return 1
             }
-            let outcome = try m.world.tap(node, count: count, location: m.location())
+            // the outcome of the last event a tap action triggered; true when the actions only
+            // performed functions (false above: the node refused the input)
+            guard let outcome = try m.world.tap(node, count: count, location: m.location()) else {
+                lua_pushboolean(L, 1)
+                return 1
+            }
             return finish(m, outcome)
         } catch {
             return raise(m, error)

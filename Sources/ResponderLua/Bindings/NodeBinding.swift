@@ -5,7 +5,7 @@ import ResponderEngine
 /// `View "Name" { … }` and the node's fields and tree methods (SPEC §2.2).
 package enum NodeBinding: ModuleBinding {
     /// Node kinds with constructor behaviour, kept in `Node.host`.
-    enum Kind: Int { case view = 0, eventButton = 1 }
+    package enum Kind: Int { case view = 0, eventButton = 1 }
 
     /// A node userdata's `__gc`: what `WorldBinding.gc` does, and the node's identity cache key
     /// given back (see `ModuleState.pushIfCached(_:)`).
@@ -103,6 +103,11 @@ package enum NodeBinding: ModuleBinding {
                 }
                 if key == "event", node.host == Kind.eventButton.rawValue {
                     if let failure = TapBinding.setButtonEvent(m, node, at: -1) { return failure }
+                    luashim_pop(L, 1)
+                    continue
+                }
+                if let ext = m.moduleExtension, let status = ext.configureField(m, node, key, at: lua_gettop(L)) {
+                    if status != 0 { return status }
                     luashim_pop(L, 1)
                     continue
                 }

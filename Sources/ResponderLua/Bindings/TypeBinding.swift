@@ -7,6 +7,9 @@ enum TypeBinding: ModuleBinding {
     static func declare(_ L: OpaquePointer?, _ fname: String, _ kind: ValueKind, alertable: Bool) -> Int32 {
         let m = state(L)
         guard lua_type(L, 1) == LUA_TSTRING, let name = m.runtime.string(at: 1), !name.isEmpty else {
+            if lua_type(L, 1) == LUA_TSTRING {
+                return m.fail("bad argument #1 to '\(fname)' (type name (non-empty string) expected, got empty string)")
+            }
             return m.argError(1, fname, "type name (string)", 1)
         }
         var parent: ValueType?
@@ -47,14 +50,17 @@ enum TypeBinding: ModuleBinding {
         if type.isAlertable {
             lua_getfield(L, copy, "message")
             let ok = lua_type(L, -1) == LUA_TSTRING
+            let got = m.kindName(at: -1)
             luashim_pop(L, 1)
             if !ok {
-                return m.fail("bad argument #1 to '\(type.name)' (AlertableError needs a string field 'message')")
+                return m.fail(
+                    "bad argument #1 to '\(type.name)' (AlertableError needs a string field 'message', got \(got))")
             }
             let titleType = lua_getfield(L, copy, "title")
+            let gotTitle = m.kindName(at: -1)
             luashim_pop(L, 1)
             if titleType != LUA_TNIL && titleType != LUA_TSTRING {
-                return m.fail("bad argument #1 to '\(type.name)' (field 'title' must be a string)")
+                return m.fail("bad argument #1 to '\(type.name)' (field 'title' must be a string, got \(gotTitle))")
             }
         }
         m.pushNewValue(type, typeAt: 1)

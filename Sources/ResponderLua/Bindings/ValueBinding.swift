@@ -46,7 +46,10 @@ package enum ValueBinding: ModuleBinding {
     static let newindex: LuaSwiftFunction = { L in
         let m = state(L)
         let key = m.runtime.string(at: 2) ?? "?"
-        let how = type(m, at: 1)?.kind == .error ? "transformError" : "transformEvent"
+        // (SPEC §2.1 names transformEvent; for an error, its counterpart comes first)
+        let how =
+            type(m, at: 1)?.kind == .error
+            ? "transformError, as transformEvent does for events," : "transformEvent"
         return m.fail(
             "cannot assign field '\(key)' of \(describe(m, at: 1)): values are immutable (use \(how) to pass on a new value)"
         )

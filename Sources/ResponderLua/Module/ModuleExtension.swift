@@ -32,4 +32,9 @@ package protocol ModuleExtension: Sendable {
     /// input (disabled, or busy), after recording the refused action's trace; `tap` then
     /// performs nothing and returns `false`.
     func refusesInput(_ m: ModuleState, _ name: String, _ node: Node) throws -> Bool
+
+    /// Called for a key of the table that configures a node the module makes (`EventButton "T" {
+    /// disabled = true }`), before the key becomes a prop: returns nil when the extension does not
+    /// take the key, 0 when it took it, or the status of the error it raised.
+    func configureField(_ m: ModuleState, _ node: Node, _ key: String, at index: Int32) -> Int32?
 }

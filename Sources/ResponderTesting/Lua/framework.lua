@@ -421,6 +421,7 @@ local function set_finally(fn) running_test.finally_fn = fn end
 local function throw_pending(message) error(setmetatable({ message = message }, PendingMT), 0) end
 
 executors.it = function(element)
+  if element.listed then return load_extras().list_printer(element.location, element.listed) end
   local parent = element.parent
   if not exec_all_once("lazy_setup", parent) then return end
   element.env = element.env or {}
@@ -463,6 +464,7 @@ executors.it = function(element)
 end
 
 executors.pending = function(element)
+  if element.listed then return load_extras().list_printer(element.location, element.listed) end
   emit(element, "skipped", nil, 0, nil, true)
 end
 
@@ -479,7 +481,6 @@ local function admitted(descriptor, name)
   return load_extras().admitted(descriptor, name)
 end
 local function registration_name(name) return load_extras().registration_name(name) end
-local function list_printer(location, name) return load_extras().list_printer(location, name) end
 
 local noop = function() end
 
@@ -491,6 +492,7 @@ local function attach(descriptor, name, fn, location, attributes)
   list[#list + 1] = element
   local hooks = current[descriptor]
   if not hooks then current[descriptor] = { element } else hooks[#hooks + 1] = element end
+  return element
 end
 
 
@@ -507,10 +509,11 @@ local function register(descriptor, attributes, alias)
     local location = host.where()
     local function publish(f)
       if list_only and (is_hook or descriptor == "it" or descriptor == "pending") then
-        if descriptor == "it" or descriptor == "pending" then
-          if not admitted(descriptor, name) then return end
-          list_printer(location, registration_name(name))
-        end
+        -- listed when the tree runs, so in definition order as busted lists (a nested block's
+        -- tests before the tests that follow the block)
+        if is_hook or not admitted(descriptor, name) then return end
+        local element = attach(descriptor, name, noop, location, attributes)
+        element.listed = registration_name(name)
         return
       end
       if (descriptor == "describe" or descriptor == "it" or descriptor == "pending") and not admitted(descriptor, name) then

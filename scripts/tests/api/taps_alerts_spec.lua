@@ -167,4 +167,28 @@ describe("alerts", function()
     assert.equal(Failure, o.value.type)
     assert.equal("disk full", responder.alert().message)
   end)
+
+  it("a tap performed by a function returns true and records its trace", function()
+    local t = View "T"
+    local taps = 0
+    t:onTapGesture(function() taps = taps + 1 end)
+    mount(View "Root" { t })
+    assert.is_true(tap(t))
+    assert.equal(1, taps)
+    assert.equal("action tap from T\n  T            #1 onTapGesture                 handled",
+      tostring(responder.lastTrace()))
+  end)
+
+  it("an EventButton is disabled by disabled = true in its table", function()
+    local Go = Event "Go"
+    local eb = EventButton "E" { event = Go {}, disabled = true }
+    local root = View "Root" { eb }
+    local handled = false
+    root:handleEvent(Go, function() handled = true end)
+    mount(root)
+    assert.is_false(eb.isEnabled)
+    assert.is_false(tap(eb))
+    assert.is_false(handled)
+    assert.is_nil(eb.props.disabled)
+  end)
 end)

@@ -49,4 +49,18 @@ describe("target–action traces", function()
     local o = root:trigger(Go {})
     assert.equal(o.trace, responder.lastTrace())
   end)
+
+  it("a handler whose target cannot perform the action is traced as threw", function()
+    local b = Button "B" { action = function() end }
+    local root = View "Root" { b }
+    root:handleError(function() end)
+    mount(root)
+    b:addTarget(View "Target", "nosuch", "touchUpInside")
+    tap(b)
+    assert.trace(responder.lastTrace(), {
+      "action touchUpInside from Button",
+      "  Button       #1 action(action)               handled",
+      "  Button       #2 addTarget(nosuch)            threw",
+    })
+  end)
 end)

@@ -173,4 +173,32 @@ describe("async buttons and the virtual clock", function()
     assert.equal("A#x", co())
     assert.equal("A#x", co())
   end)
+
+  it("every onAsyncTaskStarted/Ended/Changed a node registers runs, in order", function()
+    local seen = {}
+    local ab = AsyncButton "AB" { action = function() sleep(1) end }
+    local root = View "Root" { ab }
+    root:onAsyncTaskStarted(function() seen[#seen + 1] = "started 1" end)
+    root:onAsyncTaskStarted(function() seen[#seen + 1] = "started 2" end)
+    root:onAsyncTaskEnded(function() seen[#seen + 1] = "ended 1" end)
+    root:onAsyncTaskEnded(function() seen[#seen + 1] = "ended 2" end)
+    root:onAsyncTaskChanged(function(t) seen[#seen + 1] = "changed 1 " .. tostring(t ~= nil) end)
+    root:onAsyncTaskChanged(function(t) seen[#seen + 1] = "changed 2 " .. tostring(t ~= nil) end)
+    mount(root)
+    tap(ab)
+    advance(1)
+    assert.same({ "started 1", "started 2", "changed 1 true", "changed 2 true",
+                  "ended 1", "ended 2", "changed 1 false", "changed 2 false" }, seen)
+  end)
+
+  it("sleep inside a responder a task triggered says why it cannot suspend", function()
+    local A = Event "A"
+    local root = View "Root"
+    local message
+    root:handleEvent(A, function() sleep(1) end)
+    root:handleError(LuaError, function(e) message = e.message end)
+    mount(root)
+    task(function() root:trigger(A()) end, { node = root })
+    assert.matches("sleep cannot suspend the task here", message, 1, true)
+  end)
 end)
