@@ -87,8 +87,9 @@ public struct TextEscaper: Sendable {
 
     // MARK: - the formats
 
-    /// The inside of a double-quoted field as values print (`ItemSelected{item="b"}`).
-    public static let quoted = TextEscaper(["\"": "\\\"", "\\": "\\\\", "\n": "\\n"])
+    /// The inside of a double-quoted field as values print (`ItemSelected{item="b"}`): written as
+    /// a Lua string literal (control characters escaped), so it reads back as the same text.
+    public static var quoted: TextEscaper { luaString }
 
     /// The inside of a JSON string.
     public static let json = TextEscaper(
@@ -98,7 +99,8 @@ public struct TextEscaper: Sendable {
     /// The inside of a double-quoted Lua string literal (reads back as the same text).
     public static let luaString = TextEscaper(
         ["\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"],
-        control: { "\\\($0.value)" })
+        // three digits: a digit that follows must not read as part of the escape
+        control: { "\\" + String(String($0.value + 1000).dropFirst()) })
 
     /// XML 1.0 text and attribute values; characters XML 1.0 forbids become U+FFFD.
     public static let xml = TextEscaper(

@@ -90,28 +90,64 @@ final class LuaPayload: ValuePayload {
         return LuaPayload.describeFields(L, lua_gettop(L), hiddenKeys: hiddenKeys)
     }
 
-    /// `k=v, …` (keys sorted) of the fields table at `t`.
+    /// `k=v, …` of the fields table at `t`: number keys first (`[1]=…`, in numeric order), then
+    /// string keys sorted (a key that is not a Lua name written as `["a b"]=…`), then others.
     static func describeFields(_ L: OpaquePointer, _ t: Int32, hiddenKeys: Set<String>) -> String {
         let rt = LuaRuntime.of(L)
-        var pairs: [(String, String)] = []
+        // (order group, number, text as sorted, text as written, value)
+        var pairs: [(Int, Double, String, String, String)] = []
         lua_pushnil(L)
         while lua_next(L, t) != 0 {
+            var group = 2
+            var number = 0.0
             let key: String
-            if lua_type(L, -2) == LUA_TSTRING {
+            var written: String
+            switch lua_type(L, -2) {
+            case LUA_TSTRING:
+                group = 1
                 key = rt.string(at: -2) ?? "?"
-            } else {
+                written = isName(key) ? key : "[" + FieldsPayload.quote(key) + "]"
+            case LUA_TNUMBER:
+                group = 0
+                number = lua_tonumberx(L, -2, nil)
                 lua_pushvalue(L, -2)
-                key = "[" + rt.describe(-1) + "]"
+                key = rt.describe(-1)
                 luashim_pop(L, 1)
+                written = "[" + key + "]"
+            default:
+                lua_pushvalue(L, -2)
+                key = rt.describe(-1)
+                luashim_pop(L, 1)
+                written = "[" + key + "]"
             }
             if !hiddenKeys.contains(key) {
-                pairs.append((key, LuaPayload.render(L, rt, -1)))
+                pairs.append((group, number, key, written, LuaPayload.render(L, rt, -1)))
             }
             luashim_pop(L, 1)
         }
-        pairs.sort { $0.0 < $1.0 }
-        return pairs.map { "\($0.0)=\($0.1)" }.joined(separator: ", ")
+        pairs.sort { a, b in
+            if a.0 != b.0 { return a.0 < b.0 }
+            if a.0 == 0 && a.1 != b.1 { return a.1 < b.1 }
+            return a.2 < b.2
+        }
+        return pairs.map { "\($0.3)=\($0.4)" }.joined(separator: ", ")
     }
+
+    /// Whether `key` is a Lua name (letters, digits and `_`, not starting with a digit, not a
+    /// reserved word): written bare in a value's text.
+    static func isName(_ key: String) -> Bool {
+        guard let first = key.utf8.first, !(48...57).contains(first) else { return false }
+        for byte in key.utf8 {
+            let ok = (65...90).contains(byte) || (97...122).contains(byte) || (48...57).contains(byte) || byte == 95
+            if !ok { return false }
+        }
+        return !reservedWords.contains(key)
+    }
+
+    private static let reservedWords: Set<String> = [
+        "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",
+        "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
+    ]
 
     func stringField(_ name: String) -> String? {
         guard let L = handle.L else { return nil }

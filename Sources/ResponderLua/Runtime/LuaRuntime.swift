@@ -240,7 +240,7 @@ public final class LuaRuntime {
         case LUA_TSTRING, LUA_TNUMBER:
             return string(at: index) ?? "?"
         case LUA_TNIL:
-            return "nil"
+            return "(error object is a nil value)"  // as lua.c words it
         default:
             if luaL_getmetafield(L, index, "__tostring") != LUA_TNIL {
                 luashim_pop(L, 1)

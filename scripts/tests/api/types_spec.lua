@@ -187,4 +187,11 @@ describe("the module", function()
     assert.is_nil(responder.alert())
     assert.is_nil(responder.lastTrace())
   end)
+
+  it("print number keys in numeric order, then names, other string keys quoted, control characters escaped", function()
+    local Ev = Event "Printed"
+    assert.equal('Printed{[1]=10, [2]=20, [10]=100, ["1"]=3, Z=4, a=1, ["a b"]=2, ["end"]=5}',
+      tostring(Ev { [1] = 10, [2] = 20, [10] = 100, a = 1, ["a b"] = 2, ["1"] = 3, Z = 4, ["end"] = 5 }))
+    assert.equal('Printed{s="tab\\there\\r\\000x", t="a\\0012"}', tostring(Ev { s = "tab\there\r\0x", t = "a\1" .. "2" }))
+  end)
 end)

@@ -23,7 +23,7 @@ describe("a long cause chain", function()
     local outcome = chain(60)
     assert.is_false(outcome.handled)
     assert.equal(61, depth(outcome.value))
-    assert.equal("nil", outcome.value.message)
+    assert.equal("(error object is a nil value)", outcome.value.message)
   end)
 
   it("of 2,000 links reaches Lua whole and goes back into the engine", function()
