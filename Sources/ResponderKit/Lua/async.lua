@@ -156,6 +156,7 @@ TaskMT.__newindex = function(t, key)
 end
 TaskMT.__tostring = function(t)
   local d = data[t]
+  if d.node == nil then return fmt("Task#%d(%s)", d.id, d.state) end  -- a free task without a node
   return fmt("Task#%d(%s, %s)", d.id, tostring(d.node), d.state)
 end
 
@@ -281,6 +282,11 @@ local function liveTasks()
   return tasks
 end
 local function reset()
+  -- tasks that were still running end with the world they ran in: cancelled, without callbacks
+  for t in next, live do
+    local d = data[t]
+    if d then d.state, d.co = "cancelled", nil end
+  end
   now, seq = 0, 0
   queue, live, threads = {}, {}, {}
   running = setmetatable({}, { __mode = "k" })
