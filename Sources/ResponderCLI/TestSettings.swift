@@ -236,6 +236,13 @@ extension TestSettings {
         if progress { Console.out("\r\u{1B}[K") }
         if listing {
             Console.flush()
+            // an error while the tree was walked (a describe block or the file raised): shown,
+            // and the exit status is 1, as busted's
+            let errors = perFile.flatMap { $0 }.filter { $0.status == .error }
+            if !errors.isEmpty {
+                Stderr.write(TestReport.pretty(errors, TestReport.Style(colour: false), duration: duration))
+                throw ExitCode(1)
+            }
             throw ExitCode(0)
         }
         let records = perFile.flatMap { $0 }

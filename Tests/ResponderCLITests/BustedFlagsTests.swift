@@ -108,6 +108,11 @@ struct BustedFlagsTests {
                 "l_spec.lua:2: outer a", "l_spec.lua:4: outer inner b", "l_spec.lua:6: outer c",
                 "l_spec.lua:7: outer d",
             ], "\(list.stdout)")
+        // a block that raises while the tree is walked: shown, exit status 1 (as busted)
+        let broken = try H.folder(["b_spec.lua": "describe('broken', function() error('describe error') end)\n"])
+        let failed = try H.run(broken, ["--list", "b_spec.lua"])
+        #expect(failed.status == 1)
+        #expect(H.contains(failed.stderr, "describe error"))
     }
 
     @Test func bustedFileTasks() throws {

@@ -270,6 +270,23 @@ import Testing
         #expect(H.contains(errors.last ?? "", "note: the REPL session was restarted"))
         #expect(H.contains(errors.last ?? "", "were lost"))
     }
+    /// A limit met in a disappear handler while `mount` takes the old tree down ends that entry
+    /// only: the next, unrelated entry runs (the hook's kept error is raised by `mount`, never
+    /// left for a later call; found by review).
+    @Test func replLimitInADisappearHandlerIsNotRaisedAgain() throws {
+        let input = """
+            A = Event "A"; inner = View "Inner"; root = View "Root" { inner }; root:handleEvent(A, function() end)
+            inner:onDisappear(function() while true do end end)
+            mount(root)
+            mount(View "Other")
+            print("next", root:trigger(A()).handled)
+            """
+        let r = try ReplHarness.piped(input, arguments: ["--timeout", "1"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.output.hasSuffix("next\ttrue\n"), "\(r)")
+        #expect(H.lines(r.errors).filter { $0.hasPrefix("error: ") }.count == 1, "\(r)")
+    }
+
     /// A finalizer that loops when the session's state closes (found by scripts/fuzz, seeds
     /// 20261158 and 20261159): the session ends with the time limit, status 3, not a hang and
     /// not a restarted session.

@@ -17,9 +17,9 @@ extension World {
         }
         noteDriven(node)
         var outcome: Outcome?
-        var position = 0
+        let traceBefore = lastTrace
+        var performed = 0
         for action in node.tapActions where action.count == count {
-            position += 1
             switch action.action {
             case .trigger(let event):
                 outcome = try trigger(event, from: node, location: location)
@@ -28,28 +28,28 @@ extension World {
                 try checkPendingAbort()
                 outcome = try trigger(event, from: node, location: location)
             case .perform(let body):
-                let before = lastTrace
                 try body()
                 try checkPendingAbort()
-                // a tap performed by a function records its own trace (SPEC §2.8: every
-                // top-level action does), unless the function recorded one (a control's action)
-                if actionDepth == 1 && lastTrace === before { recordTapTrace(node, position: position) }
+                performed += 1
             }
+        }
+        // A tap that only ran functions records its own trace (SPEC §2.8: every top-level action
+        // does), unless something it ran recorded one (an event it triggered, a control's action,
+        // an error reported); inside a dispatch it is part of that dispatch's trace.
+        if performed > 0 && dispatchDepth == 0 && lastTrace === traceBefore {
+            recordTapTrace(node, functions: performed)
         }
         return outcome
     }
 
-    /// The trace of a tap performed by a function: `action tap from Node`, one step
-    /// `#position onTapGesture handled`.
-    private func recordTapTrace(_ node: Node, position: Int) {
+    /// The trace of a tap that ran functions: `action tap from Node`, one step
+    /// `onTapGesture handled` for each (tap actions are not entries of `node:responders()`: no
+    /// index).
+    private func recordTapTrace(_ node: Node, functions: Int) {
         let value = Trace.actionValue("tap")
-        let trace = Trace(
-            action: value, origin: node,
-            steps: [
-                TraceStep(
-                    node: node, index: position, responder: "onTapGesture", filter: nil, value: value,
-                    decision: .handled)
-            ])
+        let step = TraceStep(
+            node: node, index: 0, responder: "onTapGesture", filter: nil, value: value, decision: .handled)
+        let trace = Trace(action: value, origin: node, steps: Array(repeating: step, count: functions))
         trace.charge(to: meter, sharedPath: false)
         lastTrace = trace
     }

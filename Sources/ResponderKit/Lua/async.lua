@@ -6,6 +6,7 @@ local reportFrom, isCancellation, kindName = K.report, K.isCancellation, K.kindN
 local type, error, next, setmetatable, rawget, tostring =
       type, error, next, setmetatable, rawget, tostring
 local cocreate, coyield, corunning, coisyieldable = coroutine.create, coroutine.yield, coroutine.running, coroutine.isyieldable
+local costatus = coroutine.status
 local View, CancellationError = M.View, M.CancellationError
 local fmt = string.format
 local argerr, callable, checkNode, checkFn, kit =
@@ -105,15 +106,38 @@ local function finish(t, ok, err, traceback, unwinding)
   if node then
     local left = (running[node] or 1) - 1
     running[node] = left > 0 and left or nil
-    notify(node, "ended", t)
-    if not running[node] then notify(node, "changed", nil) end
+    -- (a task a strict violation or a limit unwound ends without callbacks: no more of the
+    -- script's code runs for a call that was aborted)
+    if not unwinding then
+      notify(node, "ended", t)
+      if not running[node] then notify(node, "changed", nil) end
+    end
   end
-  if d.onEnd then d.onEnd(t) end
+  if d.onEnd and not unwinding then d.onEnd(t) end
+end
+-- Tasks whose coroutine died while a strict violation or a limit unwound through them from
+-- inside an action (when no Lua code could run to end them): ended as failed, without callbacks,
+-- as soon as the kit looks at tasks again.
+-- `stepping` holds the tasks whose resume has not returned to `step` (the one running now, and
+-- those an abort unwound): only those are looked at.
+local stepping = {}
+local function reconcile()
+  for t in next, stepping do
+    local d = data[t]
+    if not d or not d.co then
+      stepping[t] = nil
+    elseif costatus(d.co) == "dead" then
+      stepping[t] = nil
+      finish(t, false, d.error, nil, true)
+    end
+  end
 end
 local function step(t, ...)
   local d = data[t]
   d.state = "running"
+  stepping[t] = true
   local resumed, tag, a, b = pcall(resume, d.co, ...)
+  stepping[t] = nil
   if not resumed then
     -- a strict violation or a limit unwound through the task (K.resume raised it): the task
     -- has ended, failed (so that its button is not left loading), and the error goes on
@@ -144,6 +168,7 @@ local function cancel(t)
 end
 TaskMT.__index = function(t, key)
   local d = data[t]
+  if d.co and costatus(d.co) == "dead" then reconcile() end
   if key == "cancel" then return cancel
   elseif key == "isCancelled" then return d.cancelled
   elseif key == "node" or key == "id" or key == "state" or key == "error" then return d[key]
@@ -156,6 +181,7 @@ TaskMT.__newindex = function(t, key)
 end
 TaskMT.__tostring = function(t)
   local d = data[t]
+  if d.co and costatus(d.co) == "dead" then reconcile() end
   if d.node == nil then return fmt("Task#%d(%s)", d.id, d.state) end  -- a free task without a node
   return fmt("Task#%d(%s, %s)", d.id, tostring(d.node), d.state)
 end
@@ -192,6 +218,7 @@ local function advance(seconds)
   if type(seconds) ~= "number" or seconds < 0 or seconds ~= seconds then
     argerr(1, "advance", "seconds (non-negative number)", seconds)
   end
+  reconcile()
   local target = now + seconds
   while queue[1] and queue[1].due <= target do
     local e = popDue()
@@ -276,6 +303,7 @@ end
 
 -- The running tasks, oldest first (for `explore`, which may cancel them).
 local function liveTasks()
+  reconcile()
   local tasks = {}
   for t in next, live do tasks[#tasks + 1] = t end
   table.sort(tasks, function(a, b) return data[a].id < data[b].id end)
@@ -288,7 +316,7 @@ local function reset()
     if d then d.state, d.co = "cancelled", nil end
   end
   now, seq = 0, 0
-  queue, live, threads = {}, {}, {}
+  queue, live, threads, stepping = {}, {}, {}, {}
   running = setmetatable({}, { __mode = "k" })
 end
 
@@ -338,9 +366,9 @@ local function AsyncButton(title)
     end
     node(rest)
     if t.disabled ~= nil then node:disabled(t.disabled) end
-    setLoading(node, function() return running[node] ~= nil, whenLoading ~= false end)
+    setLoading(node, function() reconcile() return running[node] ~= nil, whenLoading ~= false end)
     -- a press while a task of this button runs starts nothing (tap refuses it before this runs)
-    node:onTapGesture(function() if not running[node] then start(node, action) end end)
+    node:onTapGesture(function() reconcile() if not running[node] then start(node, action) end end)
     return node
   end
 end

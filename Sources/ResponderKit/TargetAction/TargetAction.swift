@@ -401,6 +401,7 @@ extension ModuleState {
                     step(n, 0, "canPerform(\(selector))", .skipped)
                     continue
                 }
+                let at = steps.count
                 step(n, 0, "canPerform(\(selector))", .handled)
                 fn.push(self)
                 push(node)
@@ -408,7 +409,7 @@ extension ModuleState {
                 let ti = lua_gettop(L)
                 pushActionTable(h, sender: node, selector: selector, targetAt: ti)
                 luashim_remove(L, ti)
-                try kitCall(2, 0, from: node)
+                if try !kitCall(2, 0, from: node) { steps[at].decision = .threw }
                 return
             }
             let root = node.pathToRoot.last ?? node

@@ -112,6 +112,8 @@ package enum DispatchBinding: ModuleBinding {
         guard let root = m.node(at: 1) else { return m.argError(1, "mount", "node", 1) }
         do {
             try m.world.mount(root)
+            // a limit met in a disappear handler of the tree taken down (kept by the hook)
+            if m.pendingErrorSet { throw LuaCallError() }
         } catch {
             return raise(m, error)
         }

@@ -94,12 +94,13 @@ final class LuaPayload: ValuePayload {
     /// string keys sorted (a key that is not a Lua name written as `["a b"]=…`), then others.
     static func describeFields(_ L: OpaquePointer, _ t: Int32, hiddenKeys: Set<String>) -> String {
         let rt = LuaRuntime.of(L)
-        // (order group, number, text as sorted, text as written, value)
-        var pairs: [(Int, Double, String, String, String)] = []
+        // (order group, number, integer, text as sorted, text as written, value)
+        var pairs: [(Int, Double, Int64?, String, String, String)] = []
         lua_pushnil(L)
         while lua_next(L, t) != 0 {
             var group = 2
             var number = 0.0
+            var integer: Int64?
             let key: String
             var written: String
             switch lua_type(L, -2) {
@@ -110,6 +111,7 @@ final class LuaPayload: ValuePayload {
             case LUA_TNUMBER:
                 group = 0
                 number = lua_tonumberx(L, -2, nil)
+                if lua_isinteger(L, -2) != 0 { integer = luashim_tointeger(L, -2, nil) }
                 lua_pushvalue(L, -2)
                 key = rt.describe(-1)
                 luashim_pop(L, 1)
@@ -121,16 +123,17 @@ final class LuaPayload: ValuePayload {
                 written = "[" + key + "]"
             }
             if !hiddenKeys.contains(key) {
-                pairs.append((group, number, key, written, LuaPayload.render(L, rt, -1)))
+                pairs.append((group, number, integer, key, written, LuaPayload.render(L, rt, -1)))
             }
             luashim_pop(L, 1)
         }
         pairs.sort { a, b in
             if a.0 != b.0 { return a.0 < b.0 }
+            if a.0 == 0, let x = a.2, let y = b.2 { return x < y }  // (exact beyond 2^53)
             if a.0 == 0 && a.1 != b.1 { return a.1 < b.1 }
-            return a.2 < b.2
+            return a.3 < b.3
         }
-        return pairs.map { "\($0.3)=\($0.4)" }.joined(separator: ", ")
+        return pairs.map { "\($0.4)=\($0.5)" }.joined(separator: ", ")
     }
 
     /// Whether `key` is a Lua name (letters, digits and `_`, not starting with a digit, not a

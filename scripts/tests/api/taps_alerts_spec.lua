@@ -175,7 +175,7 @@ describe("alerts", function()
     mount(View "Root" { t })
     assert.is_true(tap(t))
     assert.equal(1, taps)
-    assert.equal("action tap from T\n  T            #1 onTapGesture                 handled",
+    assert.equal("action tap from T\n  T               onTapGesture                 handled",
       tostring(responder.lastTrace()))
   end)
 
