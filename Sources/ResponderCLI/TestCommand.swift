@@ -20,7 +20,7 @@ struct TestCommand: ParsableCommand {
             (responder.reset()). --filter is a Lua pattern matched against full test names \
             ("describe path it-name"); a filter that is not a valid pattern matches as plain text. \
             The run ends with 'N passed, N failed, N skipped' on stdout (on stderr when a machine \
-            format is written to stdout); the exit status is 1 when any test failed. busted's flags \
+            format is written to stdout); the exit status is 1 when any test failed, 3 when a limit stopped a spec file. busted's flags \
             and its .busted file (tasks, -r TASK) are read as busted reads them; --seed seeds \
             math.random and also the shuffled order and randomize(), as busted's --seed does.
             """)

@@ -292,6 +292,7 @@ extension TestSettings {
                 "warning: no test files found (looked for \(resolved.patterns.isEmpty ? "*_spec.lua" : "files matching " + resolved.patterns.joined(separator: ", ")) under \(resolved.paths.joined(separator: ", ")))\n"
             )
         }
-        throw ExitCode(summary.anyFailure ? 1 : coverageFailed ? 2 : 0)
+        // a sandbox limit that stopped a spec file: 3, as for `run` (SPEC §3), before failures
+        throw ExitCode(summary.limits > 0 ? 3 : summary.anyFailure ? 1 : coverageFailed ? 2 : 0)
     }
 }

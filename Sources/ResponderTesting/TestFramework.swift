@@ -20,6 +20,10 @@ public enum TestStatus: String, Sendable, Equatable {
 
 /// The result of one `it` (or one plain script, or one file-level error).
 public struct TestRecord: Sendable, Equatable {
+    /// What ends the message of the error a sandbox limit made of the rest of a spec file (the
+    /// run's exit status is then 3, SPEC §3).
+    public static let limitNote = " (the rest of the file was not run)"
+
     /// The spec file.
     public var file: String
     /// Full name: the `describe` path and the `it` name, space-joined (busted's naming).
@@ -327,7 +331,7 @@ public enum TestFramework {
             let name = session.currentName ?? path
             let loc = session.currentLocation ?? location(in: failure.message) ?? path + ":0"
             var message = failure.message
-            if failure.isLimit { message += " (the rest of the file was not run)" }
+            if failure.isLimit { message += TestRecord.limitNote }
             session.emit(
                 TestRecord(
                     file: path, name: name, suite: "", test: name, status: .error,

@@ -7,6 +7,8 @@ package struct TestSummary: Sendable {
     var failed = 0
     var errors = 0
     var skipped = 0
+    /// Spec files a sandbox limit stopped (instructions, memory, time).
+    package private(set) var limits = 0
 
     package init() {}
 
@@ -14,7 +16,9 @@ package struct TestSummary: Sendable {
         switch r.status {
         case .passed: passed += 1
         case .failed: failed += 1
-        case .error: errors += 1
+        case .error:
+            errors += 1
+            if r.message?.hasSuffix(TestRecord.limitNote) == true { limits += 1 }
         case .skipped: skipped += 1
         }
     }

@@ -328,10 +328,11 @@ package final class TestWorkerPool {
                     let path = files[cur].path
                     let message: String
                     if let words = w.lastWords {
-                        message = words + " (the rest of the file was not run)"
+                        message = words + TestRecord.limitNote
                     } else if w.killed {
                         message =
-                            "time limit exceeded: \(path) ran for more than \(Int(hardLimit)) s and its worker was stopped (the rest of the file was not run)"
+                            "time limit exceeded: \(path) ran for more than \(Int(hardLimit)) s and its worker was stopped"
+                            + TestRecord.limitNote
                     } else {
                         message =
                             "the test worker crashed (\(how)) while running \(path); the other files were not affected"
