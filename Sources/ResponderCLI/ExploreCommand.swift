@@ -97,11 +97,11 @@ struct ExploreCommand: ParsableCommand {
         if pretty && terminal { Console.out("\r\u{1B}[K") }
 
         if var finding = result.finding, !finding.flaky, !finding.minimal.isEmpty {
-            writeSpec(&finding, seed: options.seed)
+            writeSpec(&finding, seed: options.seed, replay: options.replayCommand)
             result.finding = finding
         }
         if pretty {
-            Console.out(ExploreReport.pretty(result, script: file, seed: options.seed))
+            Console.out(ExploreReport.pretty(result, script: file, seed: options.seed, replay: options.replayCommand))
         } else {
             Console.out(ExploreReport.json(result, script: file, seed: options.seed))
         }
@@ -110,7 +110,7 @@ struct ExploreCommand: ParsableCommand {
     }
 
     /// Writes the spec and runs it once (`responder test SPEC`), which must fail.
-    private func writeSpec(_ finding: inout ExploreFinding, seed: UInt64) {
+    private func writeSpec(_ finding: inout ExploreFinding, seed: UInt64, replay: String) {
         guard CoverageOptions.makeParent(of: output + "/x") else {
             Stderr.write("error: cannot create the folder '\(output)': \(String(cString: strerror(errno)))\n")
             return
@@ -118,7 +118,8 @@ struct ExploreCommand: ParsableCommand {
         let path =
             (output == "." ? "" : (output.hasSuffix("/") ? output : output + "/")) + ExploreSpec.fileName(seed: seed)
         let text = ExploreSpec.text(
-            finding, script: file, scenarioPath: ExploreSpec.relativePath(file, from: output), seed: seed)
+            finding, script: file, scenarioPath: ExploreSpec.relativePath(file, from: output), seed: seed,
+            replay: replay, safety: sandbox.safety)
         guard FileText.write(text, to: path) else {
             Stderr.write("error: cannot write the spec to '\(path)': \(String(cString: strerror(errno)))\n")
             return

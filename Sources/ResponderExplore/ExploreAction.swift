@@ -46,6 +46,9 @@ package struct ExploreAction: Sendable, Hashable {
     package var target: ExploreTarget?
     /// `typeText`'s text.
     package var text: String?
+    /// Whether `text` was drawn from the script's `explore.inputs` list: shrinking then keeps
+    /// it (a simpler text would be one the explorer could never have typed).
+    package var textFromInputs = false
     /// `slide`'s value, `advance`'s seconds, `selectSegment`'s index, `tap`'s count, the index
     /// of the task to cancel in `explore.tasks()`.
     package var number: Double?

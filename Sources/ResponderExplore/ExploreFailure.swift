@@ -33,8 +33,9 @@ package struct ExploreFailure: Sendable, Equatable {
     /// Same kind and identity.
     package func sameAs(_ other: ExploreFailure) -> Bool { kind == other.kind && identity == other.identity }
 
-    /// The identity of an error message: its `file:line:` (when it starts with one) and its text
-    /// up to the first value (`{`, `(`, `"`, `'`).
+    /// The identity of an error message: its `file:line` when it starts with one (the same line
+    /// failing with other values in its text, `n is 3` then `n is 5`, is the same failure, so
+    /// that shrinking keeps it), else its text up to the first value (`{`, `(`, `"`, `'`).
     package static func identity(ofMessage message: String) -> String {
         let firstLine = message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? message
         var place = ""
@@ -43,9 +44,9 @@ package struct ExploreFailure: Sendable, Equatable {
             place = loc
             text = text.dropFirst(loc.count + 1)
         }
+        if !place.isEmpty { return place }
         let cut = text.firstIndex { "{(\"'".contains($0) } ?? text.endIndex
-        let words = text[..<cut].trimmingCharacters(" ")
-        return place.isEmpty ? words : "\(place): \(words)"
+        return text[..<cut].trimmingCharacters(" ")
     }
 }
 

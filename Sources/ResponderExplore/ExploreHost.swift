@@ -281,8 +281,10 @@ package final class ExploreHost {
         case .tap:
             if offer.detail != 1 { action.number = Double(offer.detail) }
         case .typeText:
-            let texts = offer.node.flatMap(textsFor) ?? ExploreHost.builtinTexts
+            let given = offer.node.flatMap(textsFor)
+            let texts = given ?? ExploreHost.builtinTexts
             action.text = texts[r.below(texts.count)]
+            action.textFromInputs = given != nil
         case .slide:
             action.number = sliderValue(offer.node!, &r)
         case .selectSegment:
@@ -379,10 +381,19 @@ package final class ExploreHost {
         return nil
     }
 
+    /// Which limit stopped an action: `instructions`, `memory` or `time`.
+    static func limitIdentity(_ kind: LuaFailure.Kind) -> String {
+        switch kind {
+        case .instructionLimit: "instructions"
+        case .memoryLimit: "memory"
+        default: "time"
+        }
+    }
+
     private func callFailure(_ failure: LuaFailure) -> ExploreFailure {
         if failure.isLimit {
             return ExploreFailure(
-                kind: .limit, identity: failure.kind == .instructionLimit ? "instructions" : "memory",
+                kind: .limit, identity: ExploreHost.limitIdentity(failure.kind),
                 message: failure.message, trace: lastTrace)
         }
         return ExploreFailure(

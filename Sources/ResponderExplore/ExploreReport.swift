@@ -2,7 +2,7 @@ import ResponderLua
 
 /// The text and JSON forms of an exploration's result.
 package enum ExploreReport {
-    package static func pretty(_ r: ExploreResult, script: String, seed: UInt64) -> String {
+    package static func pretty(_ r: ExploreResult, script: String, seed: UInt64, replay: String? = nil) -> String {
         var out = ""
         let rate = Int(r.actionsPerSecond.rounded())
         if let f = r.finding {
@@ -31,7 +31,7 @@ package enum ExploreReport {
                 if f.specVerified == false { out += " (warning: it did not fail when run once)" }
                 out += "\n"
             }
-            out += "  replay: responder explore \(script) --seed \(seed)\n"
+            out += "  replay: \(replay ?? "responder explore \(script) --seed \(seed)")\n"
             return out
         }
         out +=

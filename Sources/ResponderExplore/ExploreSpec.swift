@@ -11,16 +11,23 @@ package enum ExploreSpec {
     package static func fileName(seed: UInt64) -> String { "explore-\(seed)_spec.lua" }
 
     /// The spec text. `scenarioPath` is the script's path relative to the spec's folder.
-    package static func text(_ f: ExploreFinding, script: String, scenarioPath: String, seed: UInt64) -> String {
+    /// `replay` is the command line that finds it again (``ExploreOptions/replayCommand``);
+    /// `safety`, the level the exploration ran with, is given to `explore.scenario` unless it is
+    /// the default.
+    package static func text(
+        _ f: ExploreFinding, script: String, scenarioPath: String, seed: UInt64, replay: String? = nil,
+        safety: String = "relaxed"
+    ) -> String {
         let base = script.split(separator: "/").last.map(String.init) ?? script
         let firstLine = f.minimalFailure.message.split(separator: "\n").first.map(String.init) ?? ""
-        var out = "-- Found by: responder explore \(script) --seed \(seed) (run \(f.run + 1), step \(f.step))\n"
+        let command = replay ?? "responder explore \(script) --seed \(seed)"
+        var out = "-- Found by: \(command) (run \(f.run + 1), step \(f.step))\n"
         out += "-- Shrunk from \(f.original.count) to \(f.minimal.count) actions in \(f.replays) replays.\n"
         out += "-- Fails with: \(firstLine.replacingNewlines)\n"
         out += "describe(\(ExploreAction.quote("explore \(base) seed \(seed)")), function()\n"
         out += "  it(\(ExploreAction.quote(description(f.minimalFailure))), function()\n"
         out +=
-            "    local root = explore.scenario(\(ExploreAction.quote(scenarioPath)), { seed = \(f.runSeed == Int64.min ? "math.mininteger" : String(f.runSeed)) })\n"
+            "    local root = explore.scenario(\(ExploreAction.quote(scenarioPath)), { seed = \(f.runSeed == Int64.min ? "math.mininteger" : String(f.runSeed))\(safety == "relaxed" ? "" : ", safety = " + ExploreAction.quote(safety)) })\n"
         let lines = f.minimal.map(\.lua)
         for line in lines.dropLast() { out += "    \(line)\n" }
         if let last = lines.last {

@@ -24,6 +24,22 @@ package struct ExploreOptions: Sendable {
     package var maxShrinkSeconds = 10.0
 
     package init(script: String) { self.script = script }
+
+    /// The command line that explores the same way again: the seed and every option that
+    /// changes what is found (runs, steps, shard, safety, limits) when it is not the default.
+    package var replayCommand: String {
+        var words = ["responder", "explore", script, "--seed", String(seed)]
+        if runs != 100 { words += ["--runs", String(runs)] }
+        if steps != 50 { words += ["--steps", String(steps)] }
+        if shard.n != 1 { words += ["--shard", "\(shard.k)/\(shard.n)"] }
+        if safety != "relaxed" { words += ["--safety", safety] }
+        if let t = timeout { words += ["--timeout", t == t.rounded() ? String(Int(t)) : String(t)] }
+        if limits.exactInstructions, let n = limits.maxInstructions { words += ["--max-instructions", String(n)] }
+        if let mib = limits.maxMemoryMiB, mib != LuaLimits.defaults.maxMemoryMiB {
+            words += ["--max-memory", String(mib)]
+        }
+        return words.joined(separator: " ")
+    }
 }
 
 /// A failure found, shrunk and written as a spec.
@@ -267,7 +283,7 @@ package final class Explorer {
         switch a.kind {
         case .typeText:
             let text = a.text ?? ""
-            if !text.isEmpty {
+            if !text.isEmpty && !a.textFromInputs {
                 with { $0.text = "" }
                 if text.count > 1 { with { $0.text = String(text.prefix(text.count / 2)) } }
                 if text != "a" { with { $0.text = "a" } }

@@ -172,6 +172,12 @@ struct ExploreCommandTests {
         #expect(strict.status == 1 && H.contains(strict.stdout, "unhandled event Ping"))
         let strictSpec = try H.run(dir, ["strict/explore-1_spec.lua", "--safety", "strict"], command: "test")
         #expect(strictSpec.status == 1 && H.contains(strictSpec.stdout, "unhandled event Ping"))
+        // the spec carries the level and the replay line the flag: it fails without --safety too,
+        // and no internal file is named as the place (found by an acceptance probe)
+        let plain = try H.run(dir, ["strict/explore-1_spec.lua"], command: "test")
+        #expect(plain.status == 1 && H.contains(plain.stdout, "unhandled event Ping"))
+        #expect(H.contains(strict.stdout, "replay: responder explore v.lua --seed 1 --safety strict"))
+        #expect(!H.contains(strict.stdout, "driver.lua"))
     }
 
     @Test func ignoredSubtreesAndTextInputsSteerTheExplorer() throws {

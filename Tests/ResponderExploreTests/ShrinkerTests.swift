@@ -84,3 +84,31 @@ struct ShrinkerTests {
         #expect(ExploreRandom.mix(1, 0) != ExploreRandom.mix(1, 1))
     }
 }
+
+/// What makes two failures the same, and the command that finds one again.
+@Suite struct ExploreIdentityTests {
+    /// The same line failing with other values in its message is the same failure (shrinking
+    /// keeps it; found by an acceptance probe: `error("n is " .. n)` did not shrink).
+    @Test func aLocatedMessageIsItsLocation() {
+        #expect(ExploreFailure.identity(ofMessage: "a.lua:3: n is 3") == "a.lua:3")
+        #expect(
+            ExploreFailure.identity(ofMessage: "a.lua:3: n is 3")
+                == ExploreFailure.identity(ofMessage: "a.lua:3: n is 45"))
+        #expect(ExploreFailure.identity(ofMessage: "a.lua:3: x") != ExploreFailure.identity(ofMessage: "a.lua:4: x"))
+        #expect(ExploreFailure.identity(ofMessage: "unhandled event Pong{} from Q") == "unhandled event Pong")
+    }
+
+    @Test func theReplayCommandCarriesWhatChangesTheFinding() {
+        var options = ExploreOptions(script: "s.lua")
+        options.seed = 5
+        #expect(options.replayCommand == "responder explore s.lua --seed 5")
+        options.runs = 300
+        options.steps = 7
+        options.shard = (1, 3)
+        options.safety = "strict"
+        options.timeout = 2
+        #expect(
+            options.replayCommand
+                == "responder explore s.lua --seed 5 --runs 300 --steps 7 --shard 1/3 --safety strict --timeout 2")
+    }
+}

@@ -120,7 +120,10 @@ struct Dispatcher {
                 let result = call(entry, at: nodeIndex)
                 // (tested before it is read: binding the optional would copy the violation at
                 // every call)
-                if world.pendingAbort != nil { throw StrictViolation(world.pendingAbort!) }
+                if world.pendingAbort != nil {
+                    record(n32, p32, .threw)  // the step that was running when the abort came
+                    throw StrictViolation(world.pendingAbort!)
+                }
                 let consumed = try apply(result, of: entry, at: node, n32, p32)
                 if let stats = entry.stats { stats.note(trace.lastDecision) }
                 if consumed { return .handled(node, entry) }
@@ -153,6 +156,7 @@ struct Dispatcher {
     ) throws -> Bool {
         switch entry.kind.outcome(of: result) {
         case .aborted:
+            record(n32, p32, .threw)  // the step that was running when a limit or abort came
             throw EngineError.aborted
         case .raised(let error):
             raise(error, by: entry, at: node, n32, p32)

@@ -47,7 +47,9 @@ package enum DispatchBinding: ModuleBinding {
     /// hook keeps raising it at every instruction until the outermost call ends, so no `pcall`
     /// inside a responder can swallow it; the outermost call raises it once, catchably.
     static func raiseStrict(_ m: ModuleState, _ v: Violation) -> Int32 {
-        let place = v.location.map { "\($0.file):\($0.line): " } ?? m.runtime.whereString()
+        let place =
+            v.location.map { "\($0.file):\($0.line): " }
+            ?? (m.runtime.levelIsHostChunk() ? "" : m.runtime.whereString())
         let message = "\(place)\(v.message)"
         if m.world.actionDepth > 0 {
             m.runtime.pushString(message)
@@ -93,6 +95,7 @@ package enum DispatchBinding: ModuleBinding {
         // its next trigger), so the refusal comes a few dispatches before Lua's own limit.
         if luashim_c_calls(L) > 190 { return raise(m, EngineError.nestedTooDeeply) }
         let location: SourceLocation? = nil  // computed only if a violation needs it (World.locationProvider)
+        let before = m.traceActions ? m.world.lastTrace : nil
         do {
             let outcome =
                 kind == .event
@@ -100,6 +103,10 @@ package enum DispatchBinding: ModuleBinding {
                 : try m.world.report(value, from: node, location: location)
             return finish(m, outcome)
         } catch {
+            // --trace: a dispatch a strict violation aborted is printed too
+            if m.traceActions && m.isTopLevelAction, let trace = m.world.lastTrace, trace !== before {
+                Console.error(trace.description + "\n")
+            }
             return raise(m, error)
         }
     }

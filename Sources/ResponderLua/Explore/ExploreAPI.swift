@@ -110,6 +110,13 @@ package enum ExploreAPI {
         case .failure(let problem):
             return m.fail("explore.scenario: cannot open '\(path)': \(problem)")
         }
+        // the safety level the exploration ran with (`--safety`), for the scenario's whole tree
+        if let level = rt.string(at: 3) {
+            guard let safety = SafetyLevel(rawValue: level) else {
+                return m.fail("bad option 'safety' to 'explore.scenario' (relaxed, strict or disabled expected)")
+            }
+            m.world.defaultSafetyLevel = safety
+        }
         if lua_type(L, 2) == LUA_TNUMBER {
             lua_getglobal(L, "math")
             lua_getfield(L, -1, "randomseed")

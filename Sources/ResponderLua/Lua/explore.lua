@@ -25,12 +25,13 @@ local function got(v)
   if v == nil then return "no value" end
   return type(v)
 end
-local function argerr(n, fname, expected, v)
-  error(fmt("bad argument #%d to 'explore.%s' (%s expected, got %s)", n, fname, expected, got(v)), 3)
+-- (`depth`: how many helper frames stand between the api function and argerr)
+local function argerr(n, fname, expected, v, depth)
+  error(fmt("bad argument #%d to 'explore.%s' (%s expected, got %s)", n, fname, expected, got(v)), 3 + (depth or 0))
 end
 local function checkSelector(n, fname, s)
   if type(s) ~= "string" or not s:match("^[%w_%-%.]*#?[%w_%-%.]*$") or s == "" or s == "#" then
-    argerr(n, fname, "selector ('Name', '#id' or 'Name#id')", s)
+    argerr(n, fname, "selector ('Name', '#id' or 'Name#id')", s, 1)
   end
 end
 
@@ -182,7 +183,11 @@ function api.scenario(path, opts)
   if seed ~= nil and math.type(seed) ~= "integer" then
     error(fmt("bad option 'seed' to 'explore.scenario' (integer expected, got %s)", got(seed)), 2)
   end
-  return host.scenario(path, seed)
+  local safety = opts and opts.safety
+  if safety ~= nil and type(safety) ~= "string" then
+    error(fmt("bad option 'safety' to 'explore.scenario' (string expected, got %s)", got(safety)), 2)
+  end
+  return host.scenario(path, seed, safety)
 end
 
 return api, E

@@ -379,12 +379,21 @@ public final class LuaRuntime {
         return s
     }
 
+    /// Whether the function at `level` (1: the caller of the running C function) is one of the
+    /// host's own chunks (explore's driver calling `tap`): its line is no place to show a user.
+    public func levelIsHostChunk(_ level: Int32 = 1) -> Bool {
+        var ar = lua_Debug()
+        guard lua_getstack(L, level, &ar) != 0, lua_getinfo(L, "S", &ar) != 0 else { return false }
+        return LuaRuntime.isHostChunk(ar.source)
+    }
+
     /// The first script location (file, line) on the current call stack.
     public func scriptLocation() -> (file: String, line: Int)? {
         var ar = lua_Debug()
         var level: Int32 = 0
         while lua_getstack(L, level, &ar) != 0 {
-            if lua_getinfo(L, "Sl", &ar) != 0, ar.currentline > 0 {
+            // (the host's own chunks, `=Sources/…`, such as explore's driver, are not script code)
+            if lua_getinfo(L, "Sl", &ar) != 0, ar.currentline > 0, !LuaRuntime.isHostChunk(ar.source) {
                 let src = withUnsafePointer(to: &ar.short_src) {
                     $0.withMemoryRebound(to: CChar.self, capacity: Int(LUA_IDSIZE)) { short in
                         // every dispatch asks: reuse the last chunk's name when it is the same
@@ -403,6 +412,12 @@ public final class LuaRuntime {
             level += 1
         }
         return nil
+    }
+
+    /// Whether a chunk's source name is one of the host's own chunks (`=Sources/…`).
+    static func isHostChunk(_ source: UnsafePointer<CChar>?) -> Bool {
+        guard let source else { return false }
+        return strncmp(source, "=Sources/", 9) == 0
     }
 
     /// The chunk name `scriptLocation` returned last, keyed by the source string's address and
