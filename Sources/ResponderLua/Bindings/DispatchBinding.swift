@@ -172,7 +172,13 @@ package enum DispatchBinding: ModuleBinding {
             lua_pushnil(L)
             return 1
         }
-        let o = box.outcome
+        pushField(m, box.outcome, key)
+        return 1
+    }
+
+    /// Pushes the outcome's field `key` (nil for another key). Pushes only: nothing here can raise.
+    static func pushField(_ m: ModuleState, _ o: Outcome, _ key: String) {
+        let L = m.L
         switch key {
         case "handled": lua_pushboolean(L, o.handled ? 1 : 0)
         case "by": m.push(o.by)
@@ -181,7 +187,33 @@ package enum DispatchBinding: ModuleBinding {
         case "trace": m.push(o.trace, .trace)
         default: lua_pushnil(L)
         }
-        return 1
+    }
+
+    /// The fields of an outcome, in the order `pairs(outcome)` gives them.
+    static let outcomeKeys = ["handled", "by", "responder", "value", "trace"]
+
+    /// `pairs(outcome)`: its fields (those that are not nil), as for a table.
+    static let outcomePairs: LuaSwiftFunction = { L in
+        luashim_push_swift_function(L, outcomeNext)
+        lua_pushvalue(L, 1)
+        lua_pushnil(L)
+        return 3
+    }
+
+    /// The iterator of `pairs(outcome)`: the next field after the key given, and its value.
+    static let outcomeNext: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let o = m.object(at: 1, .outcome, as: OutcomeBox.self)?.outcome else { return 0 }
+        let after = m.runtime.string(at: 2)
+        var i = after.flatMap { k in outcomeKeys.firstIndex(of: k).map { $0 + 1 } } ?? 0
+        while i < outcomeKeys.count {
+            m.runtime.pushString(outcomeKeys[i])
+            pushField(m, o, outcomeKeys[i])
+            if lua_type(L, -1) != LUA_TNIL { return 2 }
+            luashim_pop(L, 2)
+            i += 1
+        }
+        return 0
     }
 
     static let outcomeToString: LuaSwiftFunction = { L in

@@ -37,7 +37,8 @@ enum PublishBinding: ModuleBinding {
         }
         guard let event = m.value(at: 2), event.kind == .event else { return m.argError(1, fname, "event", 2) }
         guard pub.type.isSame(orAncestorOf: event.type) else {
-            return m.argError(1, fname, "\(pub.type.name) event", 2)
+            // (what was given is named: the event, not only its kind)
+            return m.fail("bad argument #1 to '\(fname)' (\(pub.type.name) event expected, got \(event))")
         }
         do {
             let n = try pub.publish(event, in: m.world, location: m.location())

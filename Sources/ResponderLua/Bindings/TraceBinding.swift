@@ -10,14 +10,20 @@ enum TraceBinding: ModuleBinding {
         lua_createtable(L, 0, 7)
         m.push(step.node)
         lua_setfield(L, -2, "node")
-        lua_pushinteger(L, lua_Integer(step.index))
-        lua_setfield(L, -2, "index")
+        // a step that is no entry of `node:responders()` (the final `unhandled`, a node a
+        // nil-targeted action asked, a tap gesture) has no index; `unhandled` has no responder
+        if step.index > 0 {
+            lua_pushinteger(L, lua_Integer(step.index))
+            lua_setfield(L, -2, "index")
+        }
         // `responder` names the kind as `outcome.responder` and `node:responders()` do
         // (`handleEvent`); `label` is the entry's label (`handleEvent(ItemSelected)`)
-        m.runtime.pushString(kindName(ofLabel: step.responder))
-        lua_setfield(L, -2, "responder")
-        m.runtime.pushString(step.responder)
-        lua_setfield(L, -2, "label")
+        if !step.responder.isEmpty {
+            m.runtime.pushString(kindName(ofLabel: step.responder))
+            lua_setfield(L, -2, "responder")
+            m.runtime.pushString(step.responder)
+            lua_setfield(L, -2, "label")
+        }
         if let f = step.filter {
             m.push(f)
             lua_setfield(L, -2, "filter")
@@ -91,6 +97,25 @@ enum TraceBinding: ModuleBinding {
         }
         lua_pushinteger(L, lua_Integer(trace.count))
         return 1
+    }
+
+    /// `pairs(trace)`: the steps in order, as `ipairs` gives them (a trace is a list of steps).
+    static let pairs: LuaSwiftFunction = { L in
+        luashim_push_swift_function(L, pairsNext)
+        lua_pushvalue(L, 1)
+        lua_pushinteger(L, 0)
+        return 3
+    }
+
+    /// The iterator of `pairs(trace)`: `i + 1` and that step, or nothing after the last one.
+    static let pairsNext: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let trace = m.object(at: 1, .trace, as: Trace.self) else { return 0 }
+        let i = Int(luashim_tointeger(L, 2, nil)) + 1
+        guard i >= 1 && i <= trace.count else { return 0 }
+        lua_pushinteger(L, lua_Integer(i))
+        pushStep(m, trace.steps[i - 1])
+        return 2
     }
 
     static let tostring: LuaSwiftFunction = { L in

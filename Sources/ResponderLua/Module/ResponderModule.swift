@@ -275,10 +275,14 @@ public enum ResponderModule {
             ],
             index: TypeBinding.get, methods: [("is", TypeBinding.isMethod)])
         m.lazyMetatable(
-            kind: .outcome, fields: [("__tostring", DispatchBinding.outcomeToString)],
+            kind: .outcome,
+            fields: [("__tostring", DispatchBinding.outcomeToString), ("__pairs", DispatchBinding.outcomePairs)],
             index: DispatchBinding.outcomeIndex)
         m.lazyMetatable(
-            kind: .trace, fields: [("__tostring", TraceBinding.tostring), ("__len", TraceBinding.len)],
+            kind: .trace,
+            fields: [
+                ("__tostring", TraceBinding.tostring), ("__len", TraceBinding.len), ("__pairs", TraceBinding.pairs),
+            ],
             index: TraceBinding.index)
         m.lazyMetatable(
             kind: .publisher, fields: [("__call", PublishBinding.call), ("__tostring", PublishBinding.tostring)],

@@ -110,4 +110,11 @@ describe("published events", function()
     local pub = root:publisher(Shake)
     assert.error_matches(function() pub(Other()) end, "bad argument #1")
   end)
+
+  it("a publisher given an event of another type names what it was given", function()
+    local Quake, OtherThing = Event "Quake", Event "OtherThing"
+    local pub = View "Root":publisher(Quake)
+    assert.error_matches(function() pub(OtherThing { n = 1 }) end,
+      "bad argument #1 to 'publish' (Quake event expected, got OtherThing{n=1})", 1, true)
+  end)
 end)

@@ -155,4 +155,30 @@ describe("traces of taps", function()
     tap(button)
     assert.matches("^event ItemSelected{} from EventButton", tostring(responder.lastTrace()))
   end)
+
+  it("pairs iterates a trace's steps and an outcome's fields", function()
+    local A = Event "PairsA"
+    local root = View "Root"
+    root:receiveEvent(function() return false end)
+    root:handleEvent(A, function() end)
+    local o = root:trigger(A())
+    local decisions = {}
+    for i, step in pairs(o.trace) do decisions[i] = step.decision end
+    assert.same({ "passed", "handled" }, decisions)
+    local keys = {}
+    for k in pairs(o) do keys[#keys + 1] = k end
+    assert.same({ "handled", "by", "responder", "value", "trace" }, keys)
+  end)
+
+  it("the final unhandled step has no index and no responder", function()
+    local A = Event "Lost"
+    local root = View "Root"
+    root:safetyLevel("disabled")
+    local o = root:trigger(A())
+    local last = o.trace[#o.trace]
+    assert.equal("unhandled", last.decision)
+    assert.is_nil(last.index)
+    assert.is_nil(last.responder)
+    assert.equal(root, last.node)
+  end)
 end)
