@@ -33,9 +33,10 @@ package struct ExploreFailure: Sendable, Equatable {
     /// Same kind and identity.
     package func sameAs(_ other: ExploreFailure) -> Bool { kind == other.kind && identity == other.identity }
 
-    /// The identity of an error message: its `file:line` when it starts with one (the same line
-    /// failing with other values in its text, `n is 3` then `n is 5`, is the same failure, so
-    /// that shrinking keeps it), else its text up to the first value (`{`, `(`, `"`, `'`).
+    /// The identity of an error message: its `file:line:` (when it starts with one) and its text
+    /// up to the first value (`{`, `(`, `"`, `'`), each run of digits read as `#`: the same line
+    /// failing with other numbers in its text (`n is 3`, then `n is 45`) is the same failure, so
+    /// that shrinking keeps it, while other words (a helper raising for two causes) are not.
     package static func identity(ofMessage message: String) -> String {
         let firstLine = message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? message
         var place = ""
@@ -44,9 +45,20 @@ package struct ExploreFailure: Sendable, Equatable {
             place = loc
             text = text.dropFirst(loc.count + 1)
         }
-        if !place.isEmpty { return place }
         let cut = text.firstIndex { "{(\"'".contains($0) } ?? text.endIndex
-        return text[..<cut].trimmingCharacters(" ")
+        var words = ""
+        var inDigits = false
+        for ch in text[..<cut] {
+            if ch.isASCII && ch.isNumber {
+                if !inDigits { words.append("#") }
+                inDigits = true
+            } else {
+                words.append(ch)
+                inDigits = false
+            }
+        }
+        words = Substring(words).trimmingCharacters(" ")
+        return place.isEmpty ? words : "\(place): \(words)"
     }
 }
 

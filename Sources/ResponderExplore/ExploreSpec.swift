@@ -21,7 +21,7 @@ package enum ExploreSpec {
         let base = script.split(separator: "/").last.map(String.init) ?? script
         let firstLine = f.minimalFailure.message.split(separator: "\n").first.map(String.init) ?? ""
         let command = replay ?? "responder explore \(script) --seed \(seed)"
-        var out = "-- Found by: \(command) (run \(f.run + 1), step \(f.step))\n"
+        var out = "-- Found by: \(command.replacingNewlines) (run \(f.run + 1), step \(f.step))\n"
         out += "-- Shrunk from \(f.original.count) to \(f.minimal.count) actions in \(f.replays) replays.\n"
         out += "-- Fails with: \(firstLine.replacingNewlines)\n"
         out += "describe(\(ExploreAction.quote("explore \(base) seed \(seed)")), function()\n"

@@ -28,7 +28,7 @@ package struct ExploreOptions: Sendable {
     /// The command line that explores the same way again: the seed and every option that
     /// changes what is found (runs, steps, shard, safety, limits) when it is not the default.
     package var replayCommand: String {
-        var words = ["responder", "explore", script, "--seed", String(seed)]
+        var words = ["responder", "explore", ExploreOptions.shellWord(script), "--seed", String(seed)]
         if runs != 100 { words += ["--runs", String(runs)] }
         if steps != 50 { words += ["--steps", String(steps)] }
         if shard.n != 1 { words += ["--shard", "\(shard.k)/\(shard.n)"] }
@@ -39,6 +39,19 @@ package struct ExploreOptions: Sendable {
             words += ["--max-memory", String(mib)]
         }
         return words.joined(separator: " ")
+    }
+
+    /// `word` as a shell reads it back: as it is when it holds only safe characters, else in
+    /// single quotes.
+    static func shellWord(_ word: String) -> String {
+        let safe = word.unicodeScalars.allSatisfy {
+            ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
+                || "/._-+:=@,%".unicodeScalars.contains($0)
+        }
+        if safe && !word.isEmpty { return word }
+        var quoted = "'"
+        for ch in word { quoted += ch == "'" ? "'\\''" : String(ch) }
+        return quoted + "'"
     }
 }
 

@@ -49,6 +49,9 @@ public struct TestRecord: Sendable, Equatable {
     public var warnings: [String] = []
     /// Seconds.
     public var duration: Double
+    /// Whether a sandbox limit (instructions, memory, time) made this error: the run's exit
+    /// status is then 3 (SPEC §3).
+    public var limit = false
 
     public init(
         file: String, name: String, suite: String = "", test: String = "", status: TestStatus,
@@ -230,25 +233,27 @@ public enum TestFramework {
             session.emit(
                 TestRecord(file: path, name: path, status: .passed, location: path + ":1", duration: now() - start))
         } catch {
-            session.emit(
-                TestRecord(
-                    file: path, name: path, status: .error, message: error.message,
-                    location: location(in: error.message) ?? path + ":1",
-                    traceback: error.traceback, duration: now() - start))
+            var record = TestRecord(
+                file: path, name: path, status: .error, message: error.message,
+                location: location(in: error.message) ?? path + ":1",
+                traceback: error.traceback, duration: now() - start)
+            record.limit = error.isLimit
+            session.emit(record)
         }
     }
 
     private static func runSpec(_ path: String, runtime: LuaRuntime, session: TestSession, options: TestRunOptions) {
         let L = runtime.L
-        let fileError = { (message: String, traceback: String?) in
-            session.emit(
-                TestRecord(
-                    file: path, name: "suite " + path, status: .error, message: message,
-                    location: location(in: message) ?? path + ":0", traceback: traceback))
+        let fileError = { (message: String, traceback: String?, limit: Bool) in
+            var record = TestRecord(
+                file: path, name: "suite " + path, status: .error, message: message,
+                location: location(in: message) ?? path + ":0", traceback: traceback)
+            record.limit = limit
+            session.emit(record)
         }
         // The framework chunk, called with the host table, returns the runner.
         if let failure = TestFrameworkChunks.push("framework", runtime: runtime) {
-            fileError("internal error loading the test framework: \(failure)", nil)
+            fileError("internal error loading the test framework: \(failure)", nil, false)
             return
         }
         lua_createtable(L, 0, 32)
@@ -310,12 +315,13 @@ public enum TestFramework {
         flag("keep_going", options.keepGoing)
         if !options.modulePaths.isEmpty { string("lpath", options.modulePaths.joined(separator: ";")) }
         if let failure = runtime.call(1, 1) {
-            fileError("internal error starting the test framework: \(failure.message)", failure.traceback)
+            fileError(
+                "internal error starting the test framework: \(failure.message)", failure.traceback, failure.isLimit)
             return
         }
         if let failure = runPreludes(path, runtime: runtime, options: options) {
             lua_settop(L, 0)
-            fileError(failure.message, failure.traceback)
+            fileError(failure.message, failure.traceback, failure.isLimit)
             return
         }
         lua_getfield(L, -1, "run")
@@ -323,7 +329,7 @@ public enum TestFramework {
         // as busted's loadfile: a byte-order mark and a `#!` first line are skipped
         if let failure = runtime.loadFile(path, chunkname: "@" + path) {
             luashim_pop(L, 1)
-            fileError(failure.message, nil)
+            fileError(failure.message, nil, failure.isLimit)
             return
         }
         runtime.resetLimits()
@@ -332,10 +338,11 @@ public enum TestFramework {
             let loc = session.currentLocation ?? location(in: failure.message) ?? path + ":0"
             var message = failure.message
             if failure.isLimit { message += TestRecord.limitNote }
-            session.emit(
-                TestRecord(
-                    file: path, name: name, suite: "", test: name, status: .error,
-                    message: message, location: loc, traceback: failure.isLimit ? nil : failure.traceback))
+            var record = TestRecord(
+                file: path, name: name, suite: "", test: name, status: .error,
+                message: message, location: loc, traceback: failure.isLimit ? nil : failure.traceback)
+            record.limit = failure.isLimit
+            session.emit(record)
         }
         lua_settop(L, 0)
     }

@@ -59,6 +59,8 @@ enum TestProtocol {
             }
             opt(joined)
         }
+        out.append(9)
+        out.append(UInt8(ascii: r.limit ? "L" : "-"))
         out.append(10)
         return out
     }
@@ -72,14 +74,14 @@ enum TestProtocol {
     /// backslash (then unescaped).
     static func decode(_ line: ArraySlice<UInt8>, file: String) -> TestRecord? {
         var f: [Range<Int>] = []
-        f.reserveCapacity(13)
+        f.reserveCapacity(14)
         var start = line.startIndex
         for i in line.indices where line[i] == 9 {
             f.append(start..<i)
             start = i + 1
         }
         f.append(start..<line.endIndex)
-        guard f.count == 13, f[0].count == 1, line[f[0].lowerBound] == UInt8(ascii: "R"),
+        guard f.count == 14, f[0].count == 1, line[f[0].lowerBound] == UInt8(ascii: "R"),
             let status = TestStatus(rawValue: String(decoding: line[f[4]], as: UTF8.self))
         else { return nil }
         func unopt(_ r: Range<Int>) -> String? {
@@ -93,6 +95,7 @@ enum TestProtocol {
             status: status, message: unopt(f[5]), location: unopt(f[6]), diff: unopt(f[7]),
             trace: unopt(f[8]), traceback: unopt(f[9]), note: unopt(f[10]),
             duration: Double(String(decoding: line[f[11]], as: UTF8.self)) ?? 0)
+        record.limit = line[f[13]].first == UInt8(ascii: "L")
         if let warnings = unopt(f[12]) {
             record.warnings = warnings.split(separator: "\n", omittingEmptySubsequences: false).map(unescape)
         }

@@ -18,7 +18,7 @@ package struct TestSummary: Sendable {
         case .failed: failed += 1
         case .error:
             errors += 1
-            if r.message?.hasSuffix(TestRecord.limitNote) == true { limits += 1 }
+            if r.limit { limits += 1 }
         case .skipped: skipped += 1
         }
     }

@@ -327,6 +327,8 @@ package final class TestWorkerPool {
                 if ranHere, let cur = w.current {
                     let path = files[cur].path
                     let message: String
+                    // a worker that left last words or was killed ran out of time or memory
+                    let limit = w.lastWords != nil || w.killed
                     if let words = w.lastWords {
                         message = words + TestRecord.limitNote
                     } else if w.killed {
@@ -337,11 +339,11 @@ package final class TestWorkerPool {
                         message =
                             "the test worker crashed (\(how)) while running \(path); the other files were not affected"
                     }
-                    record(
-                        cur,
-                        TestRecord(
-                            file: path, name: path, status: .error, message: message,
-                            location: TestFramework.location(in: message) ?? path + ":0"))
+                    var failure = TestRecord(
+                        file: path, name: path, status: .error, message: message,
+                        location: TestFramework.location(in: message) ?? path + ":0")
+                    failure.limit = limit
+                    record(cur, failure)
                     done(cur)
                     // an error like any other: --no-keep-going stops here too
                     if stop() { stopped = true }

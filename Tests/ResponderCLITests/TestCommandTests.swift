@@ -280,6 +280,21 @@ struct TestCommandTests {
         #expect(H.lastLine(r.stdout) == "1 passed, 0 failed, 0 skipped")
     }
 
+    /// Exit status 3 comes from a limit the runner saw, wherever it stopped the file (a helper,
+    /// `-e`, a plain script), never from a test's own message that reads like one.
+    @Test func onlyARealLimitMakesTheStatusThree() throws {
+        let dir = try H.folder([
+            "fake_spec.lua": "it('fakes', function() error('x (the rest of the file was not run)') end)\n",
+            "ok_spec.lua": "it('ok', function() end)\n",
+            "helper.lua": "while true do end\n",
+            "plain.lua": "while true do end\n",
+        ])
+        #expect(try H.run(dir, ["fake_spec.lua"]).status == 1)
+        #expect(try H.run(dir, ["ok_spec.lua", "--helper", "helper.lua", "--max-instructions", "100000"]).status == 3)
+        #expect(try H.run(dir, ["ok_spec.lua", "-e", "while true do end", "--max-instructions", "100000"]).status == 3)
+        #expect(try H.run(dir, ["plain.lua", "--max-instructions", "100000"]).status == 3)
+    }
+
     @Test func aCrashedWorkerOrALimitCostsOnlyItsFile() throws {
         let dir = try H.folder([
             "a_spec.lua": "it('a', function() end)\n",

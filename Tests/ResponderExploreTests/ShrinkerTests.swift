@@ -87,10 +87,14 @@ struct ShrinkerTests {
 
 /// What makes two failures the same, and the command that finds one again.
 @Suite struct ExploreIdentityTests {
-    /// The same line failing with other values in its message is the same failure (shrinking
+    /// The same line failing with other numbers in its message is the same failure (shrinking
     /// keeps it; found by an acceptance probe: `error("n is " .. n)` did not shrink).
-    @Test func aLocatedMessageIsItsLocation() {
-        #expect(ExploreFailure.identity(ofMessage: "a.lua:3: n is 3") == "a.lua:3")
+    @Test func numbersInAMessageDoNotMakeAnotherFailure() {
+        #expect(ExploreFailure.identity(ofMessage: "a.lua:3: n is 3") == "a.lua:3: n is #")
+        // the same line raising for another cause (a shared helper) is another failure
+        #expect(
+            ExploreFailure.identity(ofMessage: "a.lua:3: broken: both")
+                != ExploreFailure.identity(ofMessage: "a.lua:3: broken: two only"))
         #expect(
             ExploreFailure.identity(ofMessage: "a.lua:3: n is 3")
                 == ExploreFailure.identity(ofMessage: "a.lua:3: n is 45"))

@@ -338,13 +338,12 @@ extension ModuleState {
         var ar = lua_Debug()
         var level: Int32 = 0
         while lua_getstack(L, level, &ar) != 0 {
-            if lua_getinfo(L, "Sl", &ar) != 0, ar.currentline > 0 {
+            // (the host's own chunks: the kit, the test framework, explore's driver)
+            if lua_getinfo(L, "Sl", &ar) != 0, ar.currentline > 0, !LuaRuntime.isHostChunk(ar.source) {
                 let src = withUnsafePointer(to: &ar.short_src) {
                     $0.withMemoryRebound(to: CChar.self, capacity: Int(LUA_IDSIZE)) { String(cString: $0) }
                 }
-                if !src.hasPrefix(EnvironmentPrelude.chunkPrefix.dropFirst()) {
-                    return SourceLocation(file: src, line: Int(ar.currentline))
-                }
+                return SourceLocation(file: src, line: Int(ar.currentline))
             }
             level += 1
         }

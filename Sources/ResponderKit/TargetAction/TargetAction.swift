@@ -409,7 +409,12 @@ extension ModuleState {
                 let ti = lua_gettop(L)
                 pushActionTable(h, sender: node, selector: selector, targetAt: ti)
                 luashim_remove(L, ti)
-                if try !kitCall(2, 0, from: node) { steps[at].decision = .threw }
+                do {
+                    if try !kitCall(2, 0, from: node) { steps[at].decision = .threw }
+                } catch {
+                    steps[at].decision = .threw  // a limit or a strict abort came while it ran
+                    throw error
+                }
                 return
             }
             let root = node.pathToRoot.last ?? node
@@ -425,7 +430,12 @@ extension ModuleState {
         }
         let at = steps.count
         step(node, index, label, .handled)
-        if try !run(h, from: node) { steps[at].decision = .threw }
+        do {
+            if try !run(h, from: node) { steps[at].decision = .threw }
+        } catch {
+            steps[at].decision = .threw  // a limit or a strict abort came while it ran
+            throw error
+        }
     }
 
     /// Runs one handler; returns false when it raised (or its target could not perform the

@@ -110,13 +110,19 @@ package enum ExploreAPI {
         case .failure(let problem):
             return m.fail("explore.scenario: cannot open '\(path)': \(problem)")
         }
-        // the safety level the exploration ran with (`--safety`), for the scenario's whole tree
+        // the safety level the exploration ran with (`--safety`): the default of this scenario's
+        // run, put back afterwards (and given to its tree when the scenario set none), so that it
+        // does not leak into the spec's other tests
+        var safety: SafetyLevel?
         if let level = rt.string(at: 3) {
-            guard let safety = SafetyLevel(rawValue: level) else {
+            guard let s = SafetyLevel(rawValue: level) else {
                 return m.fail("bad option 'safety' to 'explore.scenario' (relaxed, strict or disabled expected)")
             }
-            m.world.defaultSafetyLevel = safety
+            safety = s
         }
+        let savedDefault = m.world.defaultSafetyLevel
+        if let safety { m.world.defaultSafetyLevel = safety }
+        defer { m.world.defaultSafetyLevel = savedDefault }
         if lua_type(L, 2) == LUA_TNUMBER {
             lua_getglobal(L, "math")
             lua_getfield(L, -1, "randomseed")
@@ -135,6 +141,7 @@ package enum ExploreAPI {
         guard let root = m.world.root else {
             return m.fail("explore.scenario: '\(path)' mounted no tree (call mount(root) in the scenario)")
         }
+        if let safety, root.safetyLevel == nil { root.safetyLevel = safety }
         m.push(root)
         return 1
     }

@@ -87,6 +87,20 @@ describe("explore steering API", function()
     end, "checkout.lua:%d+: attempt to concatenate a nil value")
   end)
 
+  it("scenario runs with the safety level it is given, for its tree only", function()
+    local root = explore.scenario("../../examples/checkout.lua", { seed = 7, safety = "strict" })
+    assert.equal("strict", root:safetyLevel())
+    local Stray = Event "Stray"
+    assert.error_matches(function() root:trigger(Stray()) end, "unhandled event Stray")
+    assert.error_matches(function() explore.scenario("../../examples/checkout.lua", { safety = "loose" }) end,
+      "bad option 'safety'")
+  end)
+
+  it("a scenario's safety level does not leak into the next test", function()
+    local Stray = Event "Stray"
+    assert.unhandled(View "Other":trigger(Stray()))
+  end)
+
   it("scenario reports a missing file and a script that mounts nothing", function()
     assert.error_matches(function() explore.scenario("no_such_file.lua") end, "cannot open")
     assert.error_matches(function() explore.scenario("explore_api_spec.lua", { seed = 1.5 }) end, "integer expected")
