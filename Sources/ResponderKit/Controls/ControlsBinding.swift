@@ -324,7 +324,7 @@ enum ControlsBinding: ModuleBinding {
                 let lo = KitNumber.at(L, -2)
                 let hi = KitNumber.at(L, -1)
                 luashim_pop(L, 2)
-                guard let lo, let hi, !(hi < lo) else {
+                guard let lo, let hi, lo.double.isFinite, hi.double.isFinite, !(hi < lo) else {
                     return m.fail("bad field 'range' in \(owner) ({lo, hi} with numbers lo <= hi expected)")
                 }
                 range = (lo, hi)
@@ -332,7 +332,9 @@ enum ControlsBinding: ModuleBinding {
                 range = (.int(0), .int(1))
             }
             if let i = fields["step"] {
-                guard let s = KitNumber.at(L, i), s.double > 0 else { return bad("step", "positive number") }
+                guard let s = KitNumber.at(L, i), s.double > 0, s.double.isFinite else {
+                    return bad("step", "positive number")
+                }
                 step = s
             } else if kind == .stepper {
                 step = .int(1)

@@ -146,6 +146,8 @@ enum ControlsInput: ModuleBinding {
         case .success(let r): (node, c) = r
         }
         guard let target = KitNumber.at(L, 2) else { return m.argError(2, "slide", "number", 2) }
+        // NaN has no place in a range (an infinite value is clamped like any other)
+        if target.double.isNaN { return m.fail("bad argument #2 to 'slide' (number expected, got nan)") }
         lua_settop(L, 2)
         let value = stepped(target, c)
         return m.kitInput("slide", node) {
@@ -165,15 +167,28 @@ enum ControlsInput: ModuleBinding {
         let x = v.clamped(lo, hi)
         guard let step = c.step else { return x }
         if case .int(let l) = lo, case .int(let h) = hi, case .int(let s) = step {
-            let offset = x.double - Double(l)
-            var r = l + Int64((offset / Double(s)).rounded()) * s
-            while r > h { r -= s }
-            return .int(max(r, l))
+            // on the grid in integers unless that would overflow (a range near the integer
+            // limits): then in floating point below
+            let q = ((x.double - Double(l)) / Double(s)).rounded()
+            if q.isFinite, abs(q) < 9.0e18 {
+                let (product, o1) = Int64(q).multipliedReportingOverflow(by: s)
+                let (sum, o2) = l.addingReportingOverflow(product)
+                if !o1 && !o2 {
+                    var r = sum
+                    while r > h { r -= s }
+                    return .int(max(r, l))
+                }
+            }
         }
         let n = KitNumber.float((x.double - lo.double) / step.double).cleaned.double.rounded()
         var r = KitNumber.float(lo.double + n * step.double).cleaned.double
-        while r > hi.double + 1e-12 { r -= step.double }
-        r = Swift.max(r, lo.double)
+        // (a few steps back at most: a step below the precision of a huge value changes nothing)
+        var back = 0
+        while r > hi.double + 1e-12 && back < 4 {
+            r -= step.double
+            back += 1
+        }
+        r = Swift.min(Swift.max(r, lo.double), hi.double)
         if lo.isInt, step.isInt, r == r.rounded(), abs(r) < 9e15 { return .int(Int64(r)) }
         return .float(r)
     }

@@ -310,4 +310,24 @@ describe("closure sugar", function()
     assert.error_matches(function() b.on.textChange(function() end) end, "it supports on.tap")
     assert.error_matches(function() View "V".on.valueChange(function() end) end, "V does not support on.valueChange")
   end)
+
+  it("refuse NaN and non-finite ranges and steps, and slide huge ranges without leaving them", function()
+    local s = State(0)
+    local sl = Slider { value = s, range = { 0, 10 }, step = 1 }
+    assert.error_matches(function() slide(sl, 0 / 0) end, "bad argument #2 to 'slide' (number expected, got nan)", 1, true)
+    assert.equal(0, s.value)
+    slide(sl, math.huge)
+    assert.equal(10, s.value)
+    assert.error_matches(function() return Slider { value = State(0), range = { 0 / 0, 1 } } end, "bad field 'range'")
+    assert.error_matches(function() return Slider { value = State(0), range = { 0, 1 }, step = math.huge } end,
+      "bad field 'step'")
+    local big = State(0)
+    local b = Slider { value = big, range = { math.mininteger, math.maxinteger }, step = 1 }
+    slide(b, math.mininteger)
+    assert.equal(math.mininteger, big.value)
+    local f = State(0)
+    local fine = Slider { value = f, range = { 0, 1e18 }, step = 0.001 }
+    slide(fine, 1e18)
+    assert.is_true(f.value <= 1e18)
+  end)
 end)
