@@ -308,6 +308,18 @@ static void store_loaded(lua_State *L, const char *name) {
     }
 }
 
+/* Pushes `dir/NAME` + `suffix`, NAME being `name` with its dots made slashes. */
+/* [-0, +1, m] */
+static void push_module_file(lua_State *L, const char *dir, const char *name, const char *suffix) {
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, dir);
+    luaL_addchar(&b, '/');
+    for (const char *p = name; *p; p++) luaL_addchar(&b, *p == '.' ? '/' : *p);
+    luaL_addstring(&b, suffix);
+    luaL_pushresult(&b);
+}
+
 /* require(name): a loaded module (the standard libraries are), else a preloaded one (the
  * embedding's built-in modules), else `name.lua` (dots become slashes) inside the script
  * folder, else through the module path templates (each confined to its folder). Returns the
@@ -338,24 +350,13 @@ static int compat_require(lua_State *L) {
                              "(absolute paths are refused)", name);
     lua_getfield(L, LUA_REGISTRYINDEX, SCRIPT_DIR_KEY);            /* 3 */
     const char *dir = lua_isstring(L, 3) ? lua_tostring(L, 3) : ".";
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    luaL_addstring(&b, dir);
-    luaL_addchar(&b, '/');
-    for (const char *p = name; *p; p++) luaL_addchar(&b, *p == '.' ? '/' : *p);
-    luaL_addstring(&b, ".lua");
-    luaL_pushresult(&b);                                            /* 4: the file */
+    push_module_file(L, dir, name, ".lua");                         /* 4: the file */
     char realFile[PATH_MAX];
     candidate_result found = try_candidate(L, name, dir, lua_tostring(L, 4), NULL, 0, realFile);
     if (found == MISSING) {
         /* then `name/init.lua`, as Lua's default path `./?.lua;./?/init.lua` */
         lua_pushfstring(L, "module '%s' not found: no file '%s'", name, lua_tostring(L, 4));  /* 5 */
-        luaL_buffinit(L, &b);
-        luaL_addstring(&b, dir);
-        luaL_addchar(&b, '/');
-        for (const char *p = name; *p; p++) luaL_addchar(&b, *p == '.' ? '/' : *p);
-        luaL_addstring(&b, "/init.lua");
-        luaL_pushresult(&b);                                        /* 6 */
+        push_module_file(L, dir, name, "/init.lua");                /* 6 */
         found = try_candidate(L, name, dir, lua_tostring(L, 6), NULL, 0, realFile);
         if (found == FOUND) {
             lua_replace(L, 4);

@@ -191,16 +191,18 @@ int luashim_c_calls(lua_State *L) {
  * kept such a script from ever reaching Lua's "stack overflow". While a hook is on, every frame
  * is already marked (frames made since are marked as they start, and Lua clears a mark only when
  * no count or line hook is set), so when only the count changes it is written directly (the base
- * count sits right before the countdown the probe found). The probe's result is read without
- * pthread_once: this also runs in the arming signal handler (a hook that is on was set after the
- * probe ran, see open_window; before that, lua_sethook does it). */
-/* [-0, +0, -] */
-static void sethook_fast(lua_State *T, lua_Hook f, int mask, int count) {
-    int off = __atomic_load_n(&hookcount_offset, __ATOMIC_RELAXED);
-    if (off > (int)sizeof(int) && mask != 0 && count > 0 && lua_gethook(T) == f && lua_gethookmask(T) == mask) {
-        memcpy((char *)T + off - sizeof(int), &count, sizeof count);
-        memcpy((char *)T + off, &count, sizeof count);
-        return;
+ * count sits right before the countdown the probe found). With `may_probe` 0 (the arming
+ * signal handler, the allocator) the probe's result is only read, never made: until a probe has
+ * run there, lua_sethook does it. [-0, +0, -] */
+static void sethook_fast(lua_State *T, lua_Hook f, int mask, int count, int may_probe) {
+    if (mask != 0 && count > 0 && lua_gethook(T) == f && lua_gethookmask(T) == mask) {
+        if (may_probe) pthread_once(&probe_once, probe_hookcount);
+        int off = __atomic_load_n(&hookcount_offset, __ATOMIC_RELAXED);
+        if (off > (int)sizeof(int)) {
+            memcpy((char *)T + off - sizeof(int), &count, sizeof count);
+            memcpy((char *)T + off, &count, sizeof count);
+            return;
+        }
     }
     lua_sethook(T, f, mask, count);
 }
@@ -261,9 +263,7 @@ static void set_hook(lua_State *T, luashim_limits *lim) {
     else if (lim->sampling) count = LUASHIM_SAMPLE_WINDOW - lim->windowDone;
     else if (lim->armed) count = 1;
     if (count > 0) mask |= LUA_MASKCOUNT;
-    /* (not in a signal handler here: the layout is probed when the fast path would apply) */
-    if (mask && lua_gethook(T) == limit_hook && lua_gethookmask(T) == mask) pthread_once(&probe_once, probe_hookcount);
-    if (mask) sethook_fast(T, limit_hook, mask, count);
+    if (mask) sethook_fast(T, limit_hook, mask, count, 1);
     else lua_sethook(T, NULL, 0, 0);
 }
 
@@ -426,7 +426,7 @@ void luashim_memory_crossing(luashim_control *c) {
     if (!lim || c->pcallDepth <= 0 || c->hostDepth > 0 || c->collecting || is_sticky(c)) return;
     lua_State *T = lim->running;
     settle(T, lim);
-    sethook_fast(T, limit_hook, (lim->lineFn ? LUA_MASKLINE : 0) | LUA_MASKCOUNT, 1);
+    sethook_fast(T, limit_hook, (lim->lineFn ? LUA_MASKLINE : 0) | LUA_MASKCOUNT, 1, 0);
 }
 
 /* After a host (Swift) function returned: raise what it left (memory, budget, time). */
@@ -572,7 +572,7 @@ static void on_arm_signal(int sig) {
             int64_t before = thread_cpu_ns();
             if (lim->mode == LUASHIM_BUDGET_SAMPLED) atomic_store(&lim->armTime, before);
             lim->armed = 1;
-            sethook_fast(lim->running, limit_hook, (lim->lineFn ? LUA_MASKLINE : 0) | LUA_MASKCOUNT, 1);
+            sethook_fast(lim->running, limit_hook, (lim->lineFn ? LUA_MASKLINE : 0) | LUA_MASKCOUNT, 1, 0);
             atomic_store_explicit(&lim->armCost, thread_cpu_ns() - before, memory_order_relaxed);
         }
         if (atomic_load(&lim->describeRequest)) {

@@ -101,7 +101,7 @@ struct ExploreCommand: ParsableCommand {
             result.finding = finding
         }
         if pretty {
-            Console.out(ExploreReport.pretty(result, script: file, seed: options.seed, replay: options.replayCommand))
+            Console.out(ExploreReport.pretty(result, replay: options.replayCommand))
         } else {
             Console.out(ExploreReport.json(result, script: file, seed: options.seed))
         }

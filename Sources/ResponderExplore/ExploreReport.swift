@@ -2,7 +2,8 @@ import ResponderLua
 
 /// The text and JSON forms of an exploration's result.
 package enum ExploreReport {
-    package static func pretty(_ r: ExploreResult, script: String, seed: UInt64, replay: String? = nil) -> String {
+    /// `replay` is the command line that finds the failure again (``ExploreOptions/replayCommand``).
+    package static func pretty(_ r: ExploreResult, replay: String) -> String {
         var out = ""
         let rate = Int(r.actionsPerSecond.rounded())
         if let f = r.finding {
@@ -31,7 +32,7 @@ package enum ExploreReport {
                 if f.specVerified == false { out += " (warning: it did not fail when run once)" }
                 out += "\n"
             }
-            out += "  replay: \(replay ?? "responder explore \(script) --seed \(seed)")\n"
+            out += "  replay: \(replay)\n"
             return out
         }
         out +=

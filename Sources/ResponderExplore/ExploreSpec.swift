@@ -15,13 +15,12 @@ package enum ExploreSpec {
     /// `safety`, the level the exploration ran with, is given to `explore.scenario` unless it is
     /// the default.
     package static func text(
-        _ f: ExploreFinding, script: String, scenarioPath: String, seed: UInt64, replay: String? = nil,
+        _ f: ExploreFinding, script: String, scenarioPath: String, seed: UInt64, replay: String,
         safety: String = "relaxed"
     ) -> String {
         let base = script.split(separator: "/").last.map(String.init) ?? script
         let firstLine = f.minimalFailure.message.split(separator: "\n").first.map(String.init) ?? ""
-        let command = replay ?? "responder explore \(script) --seed \(seed)"
-        var out = "-- Found by: \(command.replacingNewlines) (run \(f.run + 1), step \(f.step))\n"
+        var out = "-- Found by: \(replay.replacingNewlines) (run \(f.run + 1), step \(f.step))\n"
         out += "-- Shrunk from \(f.original.count) to \(f.minimal.count) actions in \(f.replays) replays.\n"
         out += "-- Fails with: \(firstLine.replacingNewlines)\n"
         out += "describe(\(ExploreAction.quote("explore \(base) seed \(seed)")), function()\n"

@@ -316,7 +316,7 @@ enum EnvironmentBinding: ModuleBinding {
             error = ValueBinding.luaError(m, message: m.runtime.describeError(at: 2), traceback: traceback, node: node)
         }
         do {
-            _ = try m.world.report(error, from: node, location: m.scriptLocationOutsideKit())
+            _ = try m.world.report(error, from: node, location: m.location())
         } catch {
             return DispatchBinding.raise(m, error)
         }
@@ -333,23 +333,6 @@ enum EnvironmentBinding: ModuleBinding {
 }
 
 extension ModuleState {
-    /// The innermost script line on the stack that is not in the kit prelude.
-    func scriptLocationOutsideKit() -> SourceLocation? {
-        var ar = lua_Debug()
-        var level: Int32 = 0
-        while lua_getstack(L, level, &ar) != 0 {
-            // (the host's own chunks: the kit, the test framework, explore's driver)
-            if lua_getinfo(L, "Sl", &ar) != 0, ar.currentline > 0, !LuaRuntime.isHostChunk(ar.source) {
-                let src = withUnsafePointer(to: &ar.short_src) {
-                    $0.withMemoryRebound(to: CChar.self, capacity: Int(LUA_IDSIZE)) { String(cString: $0) }
-                }
-                return SourceLocation(file: src, line: Int(ar.currentline))
-            }
-            level += 1
-        }
-        return nil
-    }
-
     /// Whether the node has kit data (cheap: no Lua call).
     func hasKit(_ node: Node) -> Bool {
         guard pushIfCached(node) else { return false }
@@ -381,7 +364,7 @@ extension ModuleState {
         let error = failedCallError(from: node)
         luashim_pop(L, 1)
         do {
-            _ = try world.report(error, from: node, location: scriptLocationOutsideKit())
+            _ = try world.report(error, from: node, location: location())
         } catch {
             return DispatchBinding.raise(self, error)
         }

@@ -389,6 +389,15 @@ extension ModuleState {
                     node: n, index: i, responder: label, filter: nil, value: value,
                     decision: decision))
         }
+        // a step that runs a handler: `handled`, or `threw` when the handler raised (reported) or
+        // a limit or a strict abort came while it ran
+        func performing(_ n: Node, _ i: Int, _ label: String, _ body: () throws -> Bool) throws {
+            let at = steps.count
+            step(n, i, label, .handled)
+            var ok = false
+            defer { if !ok { steps[at].decision = .threw } }
+            ok = try body()
+        }
         let label = traceLabel(h)
         if case .target(nil, let selector) = h.kind {
             // the nil-target walk: each node asked, who performed
@@ -401,19 +410,14 @@ extension ModuleState {
                     step(n, 0, "canPerform(\(selector))", .skipped)
                     continue
                 }
-                let at = steps.count
-                step(n, 0, "canPerform(\(selector))", .handled)
-                fn.push(self)
-                push(node)
-                push(n)
-                let ti = lua_gettop(L)
-                pushActionTable(h, sender: node, selector: selector, targetAt: ti)
-                luashim_remove(L, ti)
-                do {
-                    if try !kitCall(2, 0, from: node) { steps[at].decision = .threw }
-                } catch {
-                    steps[at].decision = .threw  // a limit or a strict abort came while it ran
-                    throw error
+                try performing(n, 0, "canPerform(\(selector))") {
+                    fn.push(self)
+                    push(node)
+                    push(n)
+                    let ti = lua_gettop(L)
+                    pushActionTable(h, sender: node, selector: selector, targetAt: ti)
+                    luashim_remove(L, ti)
+                    return try kitCall(2, 0, from: node)
                 }
                 return
             }
@@ -428,14 +432,7 @@ extension ModuleState {
                     location: location()))
             return
         }
-        let at = steps.count
-        step(node, index, label, .handled)
-        do {
-            if try !run(h, from: node) { steps[at].decision = .threw }
-        } catch {
-            steps[at].decision = .threw  // a limit or a strict abort came while it ran
-            throw error
-        }
+        try performing(node, index, label) { try run(h, from: node) }
     }
 
     /// Runs one handler; returns false when it raised (or its target could not perform the

@@ -415,7 +415,7 @@ public final class LuaRuntime {
     }
 
     /// Whether a chunk's source name is one of the host's own chunks (`=Sources/…`).
-    package static func isHostChunk(_ source: UnsafePointer<CChar>?) -> Bool {
+    static func isHostChunk(_ source: UnsafePointer<CChar>?) -> Bool {
         guard let source else { return false }
         return strncmp(source, "=Sources/", 9) == 0
     }
