@@ -1,0 +1,228 @@
+import CLua
+import CLuaShim
+import ResponderEngine
+import ResponderKit
+import ResponderLua
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The Swift functions the framework's Lua half calls (locations, claims, snapshots, timing).
+extension TestFramework {
+
+    /// `file:line` of the innermost frame of a script file (skips the framework and C).
+    static func callerLocation(_ L: OpaquePointer?) -> String? {
+        var ar = lua_Debug()
+        var level: Int32 = 1
+        while lua_getstack(L, level, &ar) != 0 {
+            if lua_getinfo(L, "Sl", &ar) != 0, ar.currentline > 0, let src = ar.source, src.pointee == 64 {
+                return String(cString: src + 1) + ":\(ar.currentline)"
+            }
+            level += 1
+        }
+        return nil
+    }
+
+    static let whereFunction: LuaSwiftFunction = { L in
+        let rt = LuaRuntime.of(L)
+        rt.pushString(callerLocation(L) ?? (TestSession.of(L)?.file ?? "?") + ":0")
+        return 1
+    }
+
+    static let clockFunction: LuaSwiftFunction = { L in
+        lua_pushnumber(L, TestFramework.now())
+        return 1
+    }
+
+    static let limitFunction: LuaSwiftFunction = { L in
+        let c = LuaRuntime.of(L).control.pointee
+        lua_pushboolean(L, (c.budgetExceeded != 0 || c.memoryExceeded != 0 || c.timedOut != 0) ? 1 : 0)
+        return 1
+    }
+
+    static let tracebackFunction: LuaSwiftFunction = { L in
+        luaL_traceback(L, L, nil, 2)
+        return 1
+    }
+
+    static let beginFunction: LuaSwiftFunction = { L in
+        let rt = LuaRuntime.of(L)
+        guard let session = TestSession.of(L) else { return 0 }
+        session.currentName = rt.string(at: 1)
+        session.currentLocation = rt.string(at: 2)
+        session.silenced = []
+        // While a test runs its warnings belong to it: kept in the world's list and reported
+        // with the test's record (see `emitFunction`), not printed between the progress marks.
+        if let world = rt.moduleState?.world {
+            world.diagnostics = session.currentName == nil ? { line in Console.error(line + "\n") } : { _ in }
+        }
+        return 0
+    }
+
+    /// `host.silence_warning(i)`: the world's warning `i` was expected by `assert.warns`; it is
+    /// not reported with the test.
+    static let silenceWarningFunction: LuaSwiftFunction = { L in
+        guard let session = TestSession.of(L) else { return 0 }
+        let i = luashim_tointeger(L, 1, nil)
+        if i > 0 && i <= Int64(Int32.max) { session.silenced.insert(Int(i)) }
+        return 0
+    }
+
+    static let emitFunction: LuaSwiftFunction = { L in
+        let rt = LuaRuntime.of(L)
+        guard let session = TestSession.of(L), lua_type(L, 1) == LUA_TTABLE else { return 0 }
+        func str(_ key: String) -> String? {
+            lua_getfield(L, 1, key)
+            defer { luashim_pop(L, 1) }
+            return lua_type(L, -1) == LUA_TSTRING ? rt.string(at: -1) : nil
+        }
+        lua_getfield(L, 1, "duration")
+        let duration = luashim_tonumber(L, -1, nil)
+        luashim_pop(L, 1)
+        var record = TestRecord(
+            file: session.file, name: str("name") ?? "?", suite: str("suite") ?? "", test: str("test") ?? "",
+            status: TestStatus(rawValue: str("status") ?? "error") ?? .error,
+            message: str("message"), location: str("location"), diff: str("diff"), trace: str("trace"),
+            traceback: str("traceback"), note: str("note"), duration: duration)
+        // a test's record carries the warnings it raised (the world is reset as each test starts)
+        if session.currentName != nil, !record.test.isEmpty, let world = rt.moduleState?.world {
+            for (offset, violation) in world.warnings.enumerated() where !session.silenced.contains(offset + 1) {
+                record.warnings.append(violation.warningLine)
+            }
+        }
+        // The runner keeps every record for its report: what a file emits counts against the
+        // file's memory cap (never given back while the file runs).
+        luashim_charge_memory(UnsafeMutableRawPointer(rt.control), record.textBytes)
+        session.emit(record)
+        return 0
+    }
+
+    /// `host.chunk(name)`: the framework chunk `name` as a function (see ``TestFrameworkChunks``).
+    static let chunkFunction: LuaSwiftFunction = { L in
+        let rt = LuaRuntime.of(L)
+        guard let name = rt.string(at: 1) else { return rt.raise("host.chunk expects a chunk name") }
+        if let failure = TestFrameworkChunks.push(name, runtime: rt) { return rt.raise(failure) }
+        return 1
+    }
+
+    /// `host.setenv(f, env)`: gives the spec file's main chunk its environment (busted's block
+    /// environments). Only a Lua function whose first upvalue is `_ENV` is changed.
+    static let setenvFunction: LuaSwiftFunction = { L in
+        guard lua_type(L, 1) == LUA_TFUNCTION, lua_iscfunction(L, 1) == 0, lua_type(L, 2) == LUA_TTABLE,
+            let name = lua_getupvalue(L, 1, 1)
+        else { return 0 }
+        luashim_pop(L, 1)
+        guard String(cString: name) == "_ENV" else { return 0 }
+        lua_pushvalue(L, 2)
+        _ = lua_setupvalue(L, 1, 1)
+        return 0
+    }
+
+    /// `host.fninfo(f)`: the line a Lua function is defined at and its source (luassert's function
+    /// formatter), or `-1, "=[C]"` for C functions.
+    static let fninfoFunction: LuaSwiftFunction = { L in
+        guard lua_type(L, 1) == LUA_TFUNCTION else { return 0 }
+        var ar = lua_Debug()
+        lua_pushvalue(L, 1)
+        guard lua_getinfo(L, ">S", &ar) != 0 else { return 0 }
+        lua_pushinteger(L, lua_Integer(ar.linedefined))
+        LuaRuntime.of(L).pushString(ar.source.map { String(cString: $0) } ?? "?")
+        return 2
+    }
+
+    /// `host.preload(names, loader)`: `require(name)` calls `loader(name)` for each of the names
+    /// (built-in modules such as `luassert` and `say`; see ``LuaRuntime/preloadRegistryKey``).
+    static let preloadFunction: LuaSwiftFunction = { L in
+        guard lua_type(L, 1) == LUA_TTABLE, lua_type(L, 2) == LUA_TFUNCTION else { return 0 }
+        LuaRuntime.pushPreloadTable(L)
+        let count = lua_rawlen(L, 1)
+        if count > 0 {
+            for i in 1...count {
+                if lua_rawgeti(L, 1, lua_Integer(i)) == LUA_TSTRING {
+                    lua_pushvalue(L, 2)
+                    lua_rawset(L, -3)
+                } else {
+                    luashim_pop(L, 1)
+                }
+            }
+        }
+        return 0
+    }
+
+    /// `host.loaded()`: the table of modules `require` has loaded (what busted's `insulate` saves
+    /// and restores as `package.loaded`).
+    static let loadedFunction: LuaSwiftFunction = { L in
+        LuaRuntime.pushLoadedTable(L)
+        return 1
+    }
+
+    /// `host.userdata(mt)`: an empty full userdata with metatable `mt` (the file objects of the
+    /// spec's `io` streams, which must be userdata as in Lua).
+    static let userdataFunction: LuaSwiftFunction = { L in
+        guard lua_type(L, 1) == LUA_TTABLE else { return 0 }
+        _ = luashim_newuserdata(L, 0, 0)
+        lua_pushvalue(L, 1)
+        _ = lua_setmetatable(L, -2)
+        return 1
+    }
+
+    /// `host.write(fd, text)`: writes the bytes to standard output (1) or standard error (2).
+    static let writeFunction: LuaSwiftFunction = { L in
+        guard lua_type(L, 2) == LUA_TSTRING else { return 0 }
+        var length = 0
+        guard let bytes = lua_tolstring(L, 2, &length) else { return 0 }
+        if luashim_tointeger(L, 1, nil) == 2 {
+            luashim_write_stderr(bytes, length)
+        } else {
+            luashim_write_stdout(bytes, length)
+        }
+        return 0
+    }
+
+    /// `host.rawglobal(name)`: the global `name` as `rawget(_G, name)` gives it, without the
+    /// reveal that the sandbox's `rawget` does first (which would create every lazily created name
+    /// of the responder module; see `luashim_set_lazy_reveal`). The framework uses it at start-up
+    /// so a spec file that never looks at the global table reflectively never pays for that.
+    static let rawGlobalFunction: LuaSwiftFunction = { L in
+        luashim_pushglobaltable(L)
+        lua_pushvalue(L, 1)
+        _ = lua_rawget(L, -2)
+        return 1
+    }
+
+    static let snapReadFunction: LuaSwiftFunction = { L in
+        let rt = LuaRuntime.of(L)
+        guard let path = rt.string(at: 1) else { return 0 }
+        switch FileText.read(path) {
+        case .success(let bytes):
+            bytes.withUnsafeBufferPointer { buf in
+                buf.withMemoryRebound(to: CChar.self) { luashim_pushlstring(L, $0.baseAddress, $0.count) }
+            }
+            return 1
+        case .failure:
+            lua_pushnil(L)
+            return 1
+        }
+    }
+
+    static let snapWriteFunction: LuaSwiftFunction = { L in
+        let rt = LuaRuntime.of(L)
+        guard let path = rt.string(at: 1), let text = rt.string(at: 2) else { return 0 }
+        let dir = FileText.directory(of: path)
+        if !FileText.isDirectory(dir), mkdir(dir, 0o755) != 0 {
+            lua_pushnil(L)
+            rt.pushString(String(cString: strerror(errno)))
+            return 2
+        }
+        if FileText.write(text, to: path) {
+            lua_pushboolean(L, 1)
+            return 1
+        }
+        lua_pushnil(L)
+        rt.pushString(String(cString: strerror(errno)))
+        return 2
+    }
+}
