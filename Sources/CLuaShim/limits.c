@@ -49,11 +49,13 @@ struct luashim_limits {
     char what[200];                  /* filled by the signal handler */
     char where[220];
     char message[400];               /* (L) the last time-limit message raised */
+    char refusedWhere[220];          /* (L) `file:line: ` where the allocator refused Lua code */
     struct luashim_limits *prevTls;  /* (L) the tls value to restore when the call ends */
     struct luashim_limits *next;     /* registry list (under reg_lock) */
 };
 
 static void limit_hook(lua_State *L, lua_Debug *ar);
+void luashim_memory_refused(luashim_control *c);
 
 /* ---------------- time ---------------- */
 
@@ -374,6 +376,9 @@ static void raise_limit(lua_State *L, luashim_control *c) {
     /* the message itself may be built over the memory cap */
     c->hostDepth++;
     if (c->memoryExceeded == LUASHIM_MEMORY_REFUSED && c->limit > 0) {
+        /* Lua raises this message as a memory error, without the message handler: the line
+         * is recorded here instead of by a traceback */
+        luashim_memory_refused(c);
         set_hook(L, lim);
         lua_pushliteral(L, "not enough memory");
         c->hostDepth--;
@@ -429,6 +434,38 @@ void luashim_memory_crossing(luashim_control *c) {
     sethook_fast(T, limit_hook, (lim->lineFn ? LUA_MASKLINE : 0) | LUA_MASKCOUNT, 1, 0);
 }
 
+/* The allocator refuses an allocation of Lua code (over the cap by more than the slack): Lua
+ * raises "not enough memory" without calling the message handler, so no traceback names the
+ * line. Records the innermost script line now: reads the call stack only, as `describe` does
+ * from a signal handler (lua_getstack/lua_getinfo "Sl" allocate nothing, and the VM saved the
+ * pc before the allocating instruction). Frames of the host's own chunks are skipped. */
+static void copy_text(char *dst, size_t size, const char *src);
+static void append_text(char *dst, size_t size, const char *src);
+static void append_int(char *dst, size_t size, int v);
+
+/* [-0, +0, -] */
+void luashim_memory_refused(luashim_control *c) {
+    luashim_limits *lim = c->lim;
+    if (!lim || lim->refusedWhere[0]) return;
+    lua_State *T = atomic_load(&lim->closing) ? lim->main : lim->running;
+    if (!T) return;
+    lua_Debug ar;
+    for (int level = 0; level < 64 && lua_getstack(T, level, &ar); level++) {
+        if (!lua_getinfo(T, "Sl", &ar) || ar.currentline <= 0) continue;
+        if (ar.source && strncmp(ar.source, "=Sources/", 9) == 0) continue;
+        copy_text(lim->refusedWhere, sizeof lim->refusedWhere, ar.short_src);
+        append_text(lim->refusedWhere, sizeof lim->refusedWhere, ":");
+        append_int(lim->refusedWhere, sizeof lim->refusedWhere, ar.currentline);
+        append_text(lim->refusedWhere, sizeof lim->refusedWhere, ": ");
+        return;
+    }
+}
+
+const char *luashim_memory_refused_where(lua_State *L) {
+    luashim_limits *lim = luashim_control_of(L)->lim;
+    return lim && lim->refusedWhere[0] ? lim->refusedWhere : NULL;
+}
+
 /* After a host (Swift) function returned: raise what it left (memory, budget, time). */
 /* [-0, +0, -]: may run a full collection (finalizers) */
 int luashim_must_raise(lua_State *L, luashim_control *c) {
@@ -476,7 +513,6 @@ static void limit_hook(lua_State *L, lua_Debug *ar) {
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static luashim_limits *registry;
 static int timer_started;
-static void copy_text(char *dst, size_t size, const char *src);
 static int hard_exit_status = 3;
 static int hard_exit_fd = -1;
 static char hard_exit_prefix[16];
@@ -759,6 +795,7 @@ void luashim_limits_reset(lua_State *L, int64_t budget, int exact) {
     lim->mode = budget < 0 ? LUASHIM_BUDGET_NONE : exact ? LUASHIM_BUDGET_EXACT : LUASHIM_BUDGET_SAMPLED;
     lim->charged = 0;
     lim->message[0] = 0;
+    lim->refusedWhere[0] = 0;
     lim->sampling = 0;
     lim->armed = 0;
     lim->lastMark = thread_cpu_ns();

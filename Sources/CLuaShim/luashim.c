@@ -18,6 +18,7 @@ static inline size_t chunk_size(size_t n) {
 }
 
 void luashim_memory_crossing(luashim_control *c);
+void luashim_memory_refused(luashim_control *c);
 
 static inline size_t total_used(const luashim_control *c) { return c->used + c->hostUsed; }
 
@@ -167,6 +168,7 @@ static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
             if (c->hostDepth == 0 && total > c->limit + SOFT_SLACK + c->restartExcess) {
                 c->memoryExceeded = LUASHIM_MEMORY_REFUSED;
                 c->limitRaised = 1;
+                luashim_memory_refused(c);
                 return NULL;
             }
         }

@@ -205,7 +205,7 @@ public final class LuaRuntime {
                 return LuaFailure(
                     kind: .memoryLimit,
                     message:
-                        "\(firstScriptLocation(in: traceback))memory limit exceeded (\(mib) MiB); raise it with --max-memory MiB",
+                        "\(memoryLimitLocation(traceback))memory limit exceeded (\(mib) MiB); raise it with --max-memory MiB",
                     traceback: traceback)
             }
             if message.hasSuffix("interrupted!") {
@@ -213,6 +213,14 @@ public final class LuaRuntime {
             }
         }
         return LuaFailure(kind: .script, message: message, traceback: traceback)
+    }
+
+    /// Where a memory limit struck: the traceback's first script frame or, for an allocation the
+    /// cap refused (Lua raises that without a traceback), the line recorded then.
+    private func memoryLimitLocation(_ traceback: String?) -> String {
+        let place = firstScriptLocation(in: traceback)
+        if !place.isEmpty { return place }
+        return luashim_memory_refused_where(L).map { String(cString: $0) } ?? ""
     }
 
     /// `file:line: ` of the first script frame of a traceback (or "").
