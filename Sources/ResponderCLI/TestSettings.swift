@@ -34,6 +34,8 @@ extension TestSettings {
         var paths: [String]
         var format: String
         var colour: Bool
+        /// busted's `plainTerminal`: ASCII marks.
+        var plain: Bool
         var patterns: [String]
         var excludePatterns: [String]
         var run: TestRunOptions
@@ -80,10 +82,12 @@ extension TestSettings {
 
         var format = self.format ?? "pretty"
         var colour = true
+        var plain = false
         if let h = text(handler, "output", "o") {
             if let f = TestCommand.handlers[h] {
                 if self.format == nil || handler != nil { format = f }
                 colour = h != "plainTerminal"
+                plain = h == "plainTerminal"
             } else {
                 Stderr.write("warning: output handler '\(h)' from \(configPath) is not available; using utfTerminal\n")
             }
@@ -142,7 +146,7 @@ extension TestSettings {
         if coverageOptions.coverage { args.append("--coverage") }
 
         return Resolved(
-            paths: roots, format: format, colour: colour,
+            paths: roots, format: format, colour: colour, plain: plain,
             patterns: list(busted.pattern, "pattern", "p"),
             excludePatterns: list(busted.excludePattern, "exclude-pattern"),
             run: run,
@@ -192,7 +196,7 @@ extension TestSettings {
         let live = pretty && toStdout && !listing
         let terminal = Console.isTerminal(1)
         let noColor = getenv("NO_COLOR").map { String(cString: $0).isEmpty == false } ?? false
-        let style = TestReport.Style(colour: live && terminal && !noColor && resolved.colour)
+        let style = TestReport.Style(colour: live && terminal && !noColor && resolved.colour, plain: resolved.plain)
         let progress = live && terminal && files.count >= 20
 
         let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
@@ -255,7 +259,7 @@ extension TestSettings {
         case "junit": report = TestReport.junit(records, files: files.map(\.path), duration: duration)
         case "json": report = TestReport.json(records, duration: duration)
         default:
-            let st = toStdout ? style : TestReport.Style(colour: false)
+            let st = toStdout ? style : TestReport.Style(colour: false, plain: resolved.plain)
             report =
                 (live && !progress && !records.isEmpty ? "\n" : "") + TestReport.pretty(records, st, duration: duration)
         }

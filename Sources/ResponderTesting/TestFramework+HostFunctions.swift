@@ -121,6 +121,35 @@ extension TestFramework {
         return 0
     }
 
+    /// `host.fenv(f [, env])`: the environment (`_ENV` upvalue) of Lua function `f`, or nil when it
+    /// has none; with `env`, gives `f` alone that environment (busted's `bindfenv`): `f`'s `_ENV`
+    /// is joined to the upvalue of a fresh empty chunk set to `env`, so the closures that shared
+    /// `f`'s `_ENV` keep theirs. No Lua code runs.
+    static let fenvFunction: LuaSwiftFunction = { L in
+        guard lua_type(L, 1) == LUA_TFUNCTION, lua_iscfunction(L, 1) == 0 else { return 0 }
+        let setting = lua_type(L, 2) == LUA_TTABLE
+        lua_settop(L, 2)
+        var index: Int32 = 1
+        var found = false
+        while let name = lua_getupvalue(L, 1, index) {
+            if String(cString: name) == "_ENV" {
+                found = true
+                break
+            }
+            luashim_pop(L, 1)
+            index += 1
+        }
+        guard found else { return 0 }
+        if !setting { return 1 }  // the value of `_ENV`, on top
+        luashim_pop(L, 1)
+        let empty = "return"
+        guard luaL_loadbufferx(L, empty, empty.utf8.count, "=bindfenv", "t") == LUA_OK else { return 0 }
+        lua_pushvalue(L, 2)
+        _ = lua_setupvalue(L, -2, 1)
+        lua_upvaluejoin(L, 1, index, -1, 1)
+        return 0
+    }
+
     /// `host.fninfo(f)`: the line a Lua function is defined at and its source (luassert's function
     /// formatter), or `-1, "=[C]"` for C functions.
     static let fninfoFunction: LuaSwiftFunction = { L in

@@ -139,6 +139,7 @@ public enum TestFramework {
         fn("snapwrite", snapWriteFunction)
         fn("chunk", chunkFunction)
         fn("setenv", setenvFunction)
+        fn("fenv", fenvFunction)
         fn("fninfo", fninfoFunction)
         fn("preload", preloadFunction)
         fn("loaded", loadedFunction)

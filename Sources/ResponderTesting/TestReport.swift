@@ -34,7 +34,12 @@ package enum TestReport {
 
     package struct Style {
         let colour: Bool
-        package init(colour: Bool) { self.colour = colour }
+        /// ASCII marks and arrows (busted's `plainTerminal`: `+`, `-`, `*`, `.`).
+        let plain: Bool
+        package init(colour: Bool, plain: Bool = false) {
+            self.colour = colour
+            self.plain = plain
+        }
         func paint(_ s: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
         func red(_ s: String) -> String { paint(s, "31") }
         func green(_ s: String) -> String { paint(s, "32") }
@@ -45,10 +50,10 @@ package enum TestReport {
 
     package static func mark(_ r: TestRecord, _ st: Style) -> String {
         switch r.status {
-        case .passed: return st.green("●")
-        case .failed: return st.red("◼")
-        case .error: return st.red("✱")
-        case .skipped: return st.yellow("◌")
+        case .passed: return st.green(st.plain ? "+" : "●")
+        case .failed: return st.red(st.plain ? "-" : "◼")
+        case .error: return st.red(st.plain ? "*" : "✱")
+        case .skipped: return st.yellow(st.plain ? "." : "◌")
         }
     }
 
@@ -56,7 +61,7 @@ package enum TestReport {
     static func failureBlock(_ r: TestRecord, _ st: Style) -> String {
         var out = ""
         let label = r.status == .error ? "Error" : "Failure"
-        out += st.red(st.bold("\(label) → ")) + st.bold(r.location ?? r.file) + "\n"
+        out += st.red(st.bold("\(label) \(st.plain ? "->" : "→") ")) + st.bold(r.location ?? r.file) + "\n"
         out += st.bold(r.name) + "\n"
         if let m = r.message { out += indent(m, "  ") + "\n" }
         if let d = r.diff {

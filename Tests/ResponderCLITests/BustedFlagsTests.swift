@@ -50,6 +50,10 @@ struct BustedFlagsTests {
         #expect(H.contains(short.stdout, "<testsuites"))
         let plain = try H.run(dir, ["-o", "plainTerminal"])
         #expect(H.contains(plain.stdout, "1 passed, 1 failed, 0 skipped"))
+        // busted's plainTerminal marks and arrows are ASCII
+        #expect(plain.stdout.split(separator: "\n").first == "+-", "\(plain.stdout)")
+        #expect(H.contains(plain.stdout, "Failure -> a_spec.lua:2"), "\(plain.stdout)")
+        #expect(!H.contains(plain.stdout, "●"))
         let bad = try H.run(dir, ["-o", "report.txt"])
         #expect(bad.status == 2)
         #expect(H.contains(bad.stderr, "--output-file"))

@@ -16,6 +16,9 @@ public final class Subscriber {
     public private(set) weak var node: Node?
     /// Its position among the publishers and subscribers of its node (see `Publisher.sequence`).
     var sequence = 0
+    /// Set when the subscriber is removed (``Node/removeResponder(id:)``): a publication that
+    /// selected it before does not call it.
+    public internal(set) var isRemoved = false
     /// The body.
     public let body: SubscriberBody
 

@@ -22,7 +22,15 @@ extension Node {
             meter?.release(entry.cost)
         }
         if removed { responders.removeAll { $0.isRemoved } }
-        return removed
+        // subscribers are listed by `node:responders()` too, and take an id the same way
+        var removedSubscriber = false
+        for subscriber in subscribers where subscriber.id == id {
+            subscriber.isRemoved = true
+            removedSubscriber = true
+            release(subscriber.cost)  // (charged to the node's extras by `subscribe`)
+        }
+        if removedSubscriber { subscribers.removeAll { $0.isRemoved } }
+        return removed || removedSubscriber
     }
 
     /// Removes one entry (by identity).

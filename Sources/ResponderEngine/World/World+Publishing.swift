@@ -70,7 +70,7 @@ extension World {
         steps: inout [TraceStep]
     ) throws {
         for subscriber in selected {
-            guard let node = subscriber.node else { continue }
+            guard !subscriber.isRemoved, let node = subscriber.node else { continue }
             // the position in `node:responders()`, which lists subscribers after the responder entries
             let index = node.responders.count + (node.subscribers.firstIndex { $0 === subscriber } ?? -1) + 1
             var step = TraceStep(

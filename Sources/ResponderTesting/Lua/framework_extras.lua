@@ -241,6 +241,21 @@ function extras.busted_api()
   busted_api.monotime = busted_api.gettime
   function busted_api.parent(element) return element and element.parent end
   function busted_api.children(element) return element and element.children or {} end
+  -- busted.bindfenv(f, name, value): `name` is a global of `f` alone (callable tables: their __call)
+  function busted_api.bindfenv(callable, var, value)
+    local mt = getmetatable(callable)
+    local f = type(mt) == "table" and mt.__call or callable
+    local env = setmetatable({}, { __index = host.fenv(f) or _G })
+    env[var] = value
+    host.fenv(f, env)
+  end
+  -- as busted's module: its fields are neither replaced nor added to
+  local api = busted_api
+  busted_api = setmetatable({}, {
+    __index = api,
+    __newindex = function() error("Attempt to modify busted", 2) end,
+    __pairs = function() return next, api, nil end,
+  })
   return busted_api
 end
 

@@ -118,3 +118,31 @@ describe("published events", function()
       "bad argument #1 to 'publish' (Quake event expected, got OtherThing{n=1})", 1, true)
   end)
 end)
+
+describe("removing subscribers", function()
+  it("removeResponder removes a subscriber by its id", function()
+    local got = {}
+    local root = View "Root" { View "Kid" { id = "k" } }
+    local kid = root:find("#k")
+    kid:subscribe(Shake, function() got[#got + 1] = "s1" end, { id = "s1" })
+    kid:subscribe(Shake, function() got[#got + 1] = "s2" end, { id = "s2" })
+    local pub = root:publisher(Shake)
+    assert.is_true(kid:removeResponder("s1"))
+    assert.equal(1, pub(Shake()))
+    assert.same({ "s2" }, got)
+    assert.equal(1, #kid:responders())
+    assert.is_false(kid:removeResponder("s1"))
+  end)
+
+  it("a subscriber removed during a publication that selected it is not called", function()
+    local got = {}
+    local root = View "Root" { View "A" { id = "a" }, View "B" { id = "b" } }
+    root:find("#a"):subscribe(Shake, function()
+      got[#got + 1] = "a"
+      root:find("#b"):removeResponder("b")
+    end)
+    root:find("#b"):subscribe(Shake, function() got[#got + 1] = "b" end, { id = "b" })
+    root:publisher(Shake)(Shake())
+    assert.same({ "a" }, got)
+  end)
+end)

@@ -74,6 +74,30 @@ describe("modules", function()
     assert.same({ 1 }, got)
     assert.has_error(function() busted.fail("by hand") end)
   end)
+  it("busted's module can be neither changed nor extended (busted's export_spec)", function()
+    local busted = require("busted")
+    local before = busted.it
+    assert.is_function(before)
+    assert.has_error(function() busted.it = function() end end)
+    assert.equal(before, busted.it)
+    assert.has_error(function() busted.extra = 1 end)
+    assert.is_nil(rawget(busted, "extra"))
+    local names = {}
+    for k in pairs(busted) do names[k] = true end
+    assert.is_true(names.describe and names.bindfenv and names.version)
+  end)
+  it("bindfenv gives one function a global of its own", function()
+    local busted = require("busted")
+    local function read() return bound_marker end  -- luacheck: ignore 113
+    local function other() return bound_marker end  -- luacheck: ignore 113
+    busted.bindfenv(read, "bound_marker", 42)
+    assert.equal(42, read())
+    assert.is_nil(other())
+    assert.equal(print, (function() return print end)())
+    local callable = setmetatable({}, { __call = function() return bound_other end })  -- luacheck: ignore 113
+    busted.bindfenv(callable, "bound_other", "x")
+    assert.equal("x", callable())
+  end)
 end)
 
 describe("io for specs", function()
