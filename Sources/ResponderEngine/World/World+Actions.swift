@@ -15,6 +15,26 @@ extension World {
     /// dispatch (a responder sending actions): such sends are part of that dispatch.
     public func recordAction(_ trace: Trace) {
         guard dispatchDepth == 0 else { return }
+        if inputSteps != nil {
+            inputSteps!.steps += trace.steps
+            inputSteps!.actions += 1
+        }
         lastTrace = trace
+    }
+
+    /// Runs `body`, a simulated input named `name` on `node` that may send several control
+    /// actions (`slide`: editingDidBegin, valueChanged, editingDidEnd). When it sent more than
+    /// one, the last trace is one action trace of the input (`action slide from Slider#s`) with
+    /// the steps of all of them in order, as a disabled control's refusal names the input too.
+    public func performInput<T>(_ name: String, at node: Node, _ body: () throws -> T) rethrows -> T {
+        guard dispatchDepth == 0, inputSteps == nil else { return try body() }
+        inputSteps = ([], 0)
+        defer {
+            if let input = inputSteps, input.actions > 1 {
+                lastTrace = Trace(action: Trace.actionValue(name), origin: node, steps: input.steps)
+            }
+            inputSteps = nil
+        }
+        return try body()
     }
 }

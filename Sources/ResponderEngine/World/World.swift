@@ -28,6 +28,9 @@ public final class World {
     @exclusivity(unchecked) public internal(set) var actionDepth = 0
     /// How many appear walks are running, nested (an appear handler adding nodes).
     var appearWalks = 0
+    /// The steps of the control actions a running composite input recorded, and how many
+    /// actions recorded them (see ``performInput(_:at:_:)``).
+    var inputSteps: (steps: [TraceStep], actions: Int)?
     /// Nodes that appeared in a nested appear walk while an outer walk runs: the outer walk
     /// skips them, so a node appears once per addition.
     var appearedInNestedWalks: Set<ObjectIdentifier> = []

@@ -125,7 +125,7 @@ extension ModuleState {
                 lua_pushboolean(L, 0)
                 return 1
             }
-            return try body()
+            return try world.performInput(name, at: node, body)
         }
     }
 }

@@ -63,4 +63,23 @@ describe("target–action traces", function()
       "  Button       #2 addTarget(nosuch)            threw",
     })
   end)
+
+  it("an input that sends several actions records one trace of the input with all their steps", function()
+    local sl = Slider { value = State(0):binding(), range = { 0, 10 }, step = 1,
+      onEditingChanged = function() end, id = "sl" }
+    sl:addAction(function() end, { event = "valueChanged", id = "vc" })
+    mount(View "Root" { sl })
+    slide(sl, 3)
+    assert.trace(responder.lastTrace(), {
+      "action slide from Slider#sl",
+      "  Slider#sl    #1 action(onEditingChanged)     handled",
+      "  Slider#sl    #3 action(vc)                   handled",
+      "  Slider#sl    #2 action(onEditingChanged)     handled",
+    })
+    -- one action keeps its own header
+    local b = Button "B" { action = function() end }
+    mount(View "Root" { b })
+    tap(b)
+    assert.equal("action touchUpInside from Button", tostring(responder.lastTrace()):match("^[^\n]*"))
+  end)
 end)
