@@ -181,6 +181,7 @@ extension TestSettings {
             }
             throw ExitCode(2)
         }
+        let found = files.count
         if let shard, let (k, n) = Shard.parse(shard) {
             files = TestDiscovery.shard(files, k: k, n: n)
         }
@@ -291,7 +292,9 @@ extension TestSettings {
                 coverageFailed = true
             }
         }
-        if files.isEmpty {
+        if files.isEmpty, found > 0, let shard {
+            Stderr.write("warning: no test files in shard \(shard) (\(found) found, dealt to the other shards)\n")
+        } else if files.isEmpty {
             Stderr.write(
                 "warning: no test files found (looked for \(resolved.patterns.isEmpty ? "*_spec.lua" : "files matching " + resolved.patterns.joined(separator: ", ")) under \(resolved.paths.joined(separator: ", ")))\n"
             )

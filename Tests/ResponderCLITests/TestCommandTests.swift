@@ -113,6 +113,11 @@ struct TestCommandTests {
         #expect(seen.sorted() == ["t0", "t1", "t2", "t3", "t4"])
         let bad = try H.run(dir, ["--shard", "3/2"])
         #expect(bad.status == 2)
+        // a shard that was dealt no file says so (not "no test files found")
+        let one = try H.folder(["only_spec.lua": "it('x', function() end)\n"])
+        let empty = try H.run(one, ["--shard", "2/2"])
+        #expect(empty.status == 0)
+        #expect(H.contains(empty.stderr, "no test files in shard 2/2 (1 found"), "\(empty.stderr)")
     }
 
     @Test func tapFormat() throws {

@@ -117,6 +117,13 @@ extension ModuleState {
     }
 
     /// Runs a simulated input: `false` to the script when the control refuses it, else `body`.
+    /// The result of a simulated input that performed and has no value to return: `true` (a
+    /// disabled control's `false` tells the two apart).
+    func performed() -> Int32 {
+        lua_pushboolean(L, 1)
+        return 1
+    }
+
     func kitInput(_ name: String, _ node: Node, _ body: () throws -> Int32) -> Int32 {
         let before = world.lastTrace
         defer { printNewActionTrace(since: before) }

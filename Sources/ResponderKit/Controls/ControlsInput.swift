@@ -4,7 +4,9 @@ import ResponderEngine
 import ResponderLua
 
 /// Simulated input (SPEC §2.9): `typeText`, `commit`, `focus`, `blur`, `slide`, `increment`,
-/// `decrement`, `toggle`, `selectSegment`, and what `tap` does on a control.
+/// `decrement`, `toggle`, `selectSegment`, and what `tap` does on a control. Each returns `false`
+/// when the control refused the input (disabled, or busy); otherwise its value (`slide`, a value
+/// Stepper, `toggle`) or `true`.
 enum ControlsInput: ModuleBinding {
     /// The control at argument 1 when it is one of `kinds`; otherwise a raised status.
     static func control(_ m: ModuleState, _ fname: String, _ kinds: [ControlKind]) -> Result<
@@ -83,7 +85,7 @@ enum ControlsInput: ModuleBinding {
                 guard try m.writeControlBinding(node, c, valueAt: -1) else { return 0 }
                 try m.kitSend(node, .editingChanged)
             }
-            return 0
+            return m.performed()
         }
     }
 
@@ -99,7 +101,7 @@ enum ControlsInput: ModuleBinding {
         return m.kitInput("commit", node) {
             try m.kitSend(node, .primaryActionTriggered)
             try endEditing(m, node, c)
-            return 0
+            return m.performed()
         }
     }
 
@@ -114,7 +116,7 @@ enum ControlsInput: ModuleBinding {
         }
         return m.kitInput("focus", node) {
             try beginEditing(m, node, c)
-            return 0
+            return m.performed()
         }
     }
 
@@ -129,7 +131,7 @@ enum ControlsInput: ModuleBinding {
         }
         return m.kitInput("blur", node) {
             try endEditing(m, node, c)
-            return 0
+            return m.performed()
         }
     }
 
@@ -219,13 +221,16 @@ enum ControlsInput: ModuleBinding {
         return m.kitInput(fname, node) {
             if c.binding == nil {
                 // free form: onIncrement / onDecrement (false disables that direction)
-                guard direction > 0 ? c.canIncrement : c.canDecrement else { return 0 }
+                guard direction > 0 ? c.canIncrement : c.canDecrement else {
+                    lua_pushboolean(L, 0)  // that direction has no action: nothing was performed
+                    return 1
+                }
                 c.isEditing = true
                 try m.kitSend(node, .editingDidBegin)
                 try m.kitSend(node, .valueChanged, direction: direction)
                 c.isEditing = false
                 try m.kitSend(node, .editingDidEnd)
-                return 0
+                return m.performed()
             }
             guard try m.pushControlValue(node, c, reporting: true) else { return 0 }
             let current = KitNumber.at(L, -1) ?? c.range?.0 ?? .int(0)
@@ -320,7 +325,7 @@ enum ControlsInput: ModuleBinding {
                 try m.kitCall(2, 0, from: node)
             }
             try m.kitSend(node, .valueChanged)
-            return 0
+            return m.performed()
         }
     }
 }

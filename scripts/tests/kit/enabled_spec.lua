@@ -69,6 +69,22 @@ describe("disabled controls", function()
     assert.equal("disabled", responder.lastTrace()[1].decision)
   end)
 
+  it("an enabled control's input returns true, or its value, never false", function()
+    local text = State("")
+    local field = TextField "Name" { text = text, onCommit = function() end }
+    local seg = SegmentedControl { segments = { { title = "A" }, { title = "B" } } }
+    local up = Stepper "Free" { onIncrement = function() end, onDecrement = false }
+    mount(View "Root" { field, seg, up })
+    assert.is_true(typeText(field, "abc"))
+    assert.is_true(focus(field))
+    assert.is_true(commit(field))
+    assert.is_true(blur(field))
+    assert.is_true(selectSegment(seg, 2))
+    assert.is_true(increment(up))
+    assert.is_false(decrement(up))  -- no action for that direction: nothing performed
+    assert.equal("abc", text.value)
+  end)
+
   it("an enabled control's sendActions still returns how many ran", function()
     local b = Button "B" { action = function() end }
     assert.equal(1, sendActions(b, "touchUpInside"))
