@@ -48,10 +48,20 @@ struct ExploreCommand: ParsableCommand {
     @Option(help: "Report format: pretty or json.")
     var format: String = "pretty"
 
+    /// The most runs and actions per run `explore` accepts.
+    static let maximumRuns = 10_000_000
+    static let maximumSteps = 100_000
+
     func validate() throws {
         try sandbox.check()
-        if runs < 1 { throw ValidationError("--runs must be at least 1") }
-        if steps < 1 { throw ValidationError("--steps must be at least 1") }
+        // (each run's actions are kept for shrinking and replay, outside the script's memory cap:
+        // bounded here; a run that wants more is a scenario, not an exploration)
+        if runs < 1 || runs > ExploreCommand.maximumRuns {
+            throw ValidationError("--runs must be between 1 and \(ExploreCommand.maximumRuns) (got \(runs))")
+        }
+        if steps < 1 || steps > ExploreCommand.maximumSteps {
+            throw ValidationError("--steps must be between 1 and \(ExploreCommand.maximumSteps) (got \(steps))")
+        }
         if !["pretty", "json"].contains(format) {
             throw ValidationError("--format must be pretty or json (got '\(format)')")
         }
@@ -78,7 +88,7 @@ struct ExploreCommand: ParsableCommand {
         let pretty = format == "pretty"
         let terminal = Console.isTerminal(1)
         if pretty {
-            Console.out("explore \(file): seed \(options.seed), \(explorer.plannedRuns.count) runs × \(steps) steps\n")
+            Console.out("explore \(file): seed \(options.seed), \(explorer.plannedRunCount) runs × \(steps) steps\n")
             Console.flush()
         }
         let started = Explorer.now()

@@ -113,8 +113,13 @@ package final class Explorer {
     }
 
     /// The run indices of this shard.
-    package var plannedRuns: [Int] {
-        (0..<options.runs).filter { $0 % options.shard.n == options.shard.k - 1 }
+    package var plannedRuns: StrideTo<Int> {
+        stride(from: options.shard.k - 1, to: options.runs, by: options.shard.n)
+    }
+
+    /// How many runs this shard makes.
+    package var plannedRunCount: Int {
+        options.runs >= options.shard.k ? (options.runs - options.shard.k) / options.shard.n + 1 : 0
     }
 
     /// Explores; stops at the first failure, which is shrunk and written as a spec.
@@ -135,7 +140,7 @@ package final class Explorer {
                 result.finding = shrink(run: run, actions: outcome.actions, failure: failure)
                 return result
             }
-            progress?(done + 1, planned.count, result.actions)
+            progress?(done + 1, plannedRunCount, result.actions)
         }
         result.seconds = Explorer.now() - start
         result.distinctActions = distinct.count
@@ -165,7 +170,7 @@ package final class Explorer {
         var random = ExploreRandom(seed: UInt64(bitPattern: runSeed) ^ 0x2545_F491_4F6C_DD1D)
         var enabled: [String: Bool] = [:]
         var actions: [ExploreAction] = []
-        actions.reserveCapacity(options.steps)
+        actions.reserveCapacity(min(options.steps, 256))
         let deadline = options.timeout.map { Explorer.now() + $0 }
         for _ in 0..<options.steps {
             let offers = host.offers()

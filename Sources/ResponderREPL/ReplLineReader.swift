@@ -111,8 +111,11 @@ final class PipedLineReader: ReplLineReader {
     var isInteractive: Bool { false }
 
     func read(prompt: String) -> ReplInput {
+        // where the search for the line's end goes on (bytes before it hold no newline): a long
+        // line read a chunk at a time is searched once, not once per chunk
+        var scanned = start
         while true {
-            if let nl = buffer[start...].firstIndex(of: 10) {
+            if let nl = buffer[scanned...].firstIndex(of: 10) {
                 var end = nl
                 if end > start, buffer[end - 1] == 13 { end -= 1 }
                 let line = String(decoding: buffer[start..<end], as: UTF8.self)
@@ -131,16 +134,19 @@ final class PipedLineReader: ReplLineReader {
                 }
                 return .eof
             }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let size = unbuffered ? 1 : 4096
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, size) }
-            if n > 0 {
-                buffer.append(contentsOf: chunk[0..<n])
-            } else if n < 0 && errno == EINTR {
-                continue
+            scanned = buffer.count
+            let n: Int
+            if unbuffered {
+                var byte: UInt8 = 0
+                n = Glibc.read(0, &byte, 1)
+                if n > 0 { buffer.append(byte) }
             } else {
-                atEOF = true
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                n = chunk.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, 4096) }
+                if n > 0 { buffer.append(contentsOf: chunk[0..<n]) }
             }
+            if n > 0 || (n < 0 && errno == EINTR) { continue }
+            atEOF = true
         }
     }
 

@@ -376,7 +376,8 @@ package final class ReplSession {
     /// The file is read as `responder run` reads it: a byte-order mark and a `#!` first line are
     /// skipped, so executable scenario scripts load too.
     private func loadFile(_ path: String) {
-        if case .failure(let problem) = FileText.read(path) {
+        // (checked without reading: a device or FIFO is refused, never read or waited for)
+        if let problem = FileText.problem(path) {
             Console.error(FileText.openError(path, problem))
             return
         }

@@ -273,6 +273,8 @@ struct ExploreCommandTests {
         for args in [
             ["missing.lua"], ["a.lua", "--runs", "0"], ["a.lua", "--steps", "-1"], ["a.lua", "--shard", "3/2"],
             ["a.lua", "--format", "xml"], ["a.lua", "--timeout", "0"], ["a.lua", "--safety", "loose"],
+            // far too many actions or runs to keep: refused (it aborted allocating the action log)
+            ["a.lua", "--steps", "1000000000"], ["a.lua", "--runs", "9223372036854775807"],
         ] {
             let out = try H.run(dir, args)
             #expect(out.status == 2, "\(args): \(out.stderr)")

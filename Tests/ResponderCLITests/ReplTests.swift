@@ -80,6 +80,23 @@ struct ReplPipedTests {
         #expect(r.output == "42\n")
     }
 
+    @Test func dotLoadRefusesWhatIsNotARegularFile() throws {
+        // a device was read without end outside every limit, a FIFO without writer waited for
+        let dir = try ReplHarness.temporaryDirectory()
+        #expect(mkfifo(dir + "/fifo", 0o600) == 0)
+        let r = try ReplHarness.piped(".load /dev/zero\n.load \(dir)/fifo\nprint('alive')\n")
+        #expect(r.output == "alive\n")
+        #expect(
+            r.errors.split(separator: "\n").filter { $0.hasSuffix("(not a regular file)") }.count == 2, "\(r.errors)")
+    }
+
+    @Test func aMegabyteLineIsReadInLinearTime() throws {
+        // the line reader searched the whole pending line again after every chunk
+        let r = try ReplHarness.piped(
+            "--" + String(repeating: "a", count: 1_000_000) + "\nprint(1)\n", arguments: ["--timeout", "20"])
+        #expect(r.output == "1\n", "\(r.errors)")
+    }
+
     @Test func typesConstructorsAndValuesPrintAsWhatTheyAre() throws {
         // issue 10: `View`, `Event type Greeted`, values with their nested tables
         let r = try ReplHarness.piped(

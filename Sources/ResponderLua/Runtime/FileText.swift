@@ -37,7 +37,17 @@ public enum FileText {
                 errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(String(cString: strerror(errno))))
         }
         if (st.st_mode & S_IFMT) == S_IFDIR { return .failure(.directory) }
-        guard let f = fopen(path, "rb") else { return .failure(.unreadable(String(cString: strerror(errno)))) }
+        // only regular files: a device (/dev/zero) never ends and a FIFO may never open
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        if fd < 0 { return .failure(.unreadable(String(cString: strerror(errno)))) }
+        if fstat(fd, &st) != 0 || (st.st_mode & S_IFMT) != S_IFREG {
+            close(fd)
+            return .failure(.unreadable("not a regular file"))
+        }
+        guard let f = fdopen(fd, "rb") else {
+            close(fd)
+            return .failure(.unreadable(String(cString: strerror(errno))))
+        }
         defer { fclose(f) }
         // one read of one byte more than the length said ends a file that did not grow
         var bytes = [UInt8]()
