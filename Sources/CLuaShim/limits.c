@@ -532,6 +532,11 @@ static void unblock_arm_signal(void) {
 
 void luashim_set_hard_exit_status(int status) { hard_exit_status = status; }
 
+/* A child process the host waits for (graphviz): killed with the process by a hard exit, so it
+ * does not run on, orphaned, past the time limit. */
+static _Atomic int hard_exit_child;
+void luashim_set_hard_exit_child(int pid) { atomic_store(&hard_exit_child, pid); }
+
 void luashim_set_hard_exit_report(int fd, const char *prefix) {
     hard_exit_fd = fd;
     copy_text(hard_exit_prefix, sizeof hard_exit_prefix, prefix);
@@ -664,6 +669,8 @@ static void hard_exit(luashim_limits *lim, int why) {
         w = write(hard_exit_fd, line, n);
     }
     (void)w;
+    int child = atomic_load(&hard_exit_child);
+    if (child > 0) kill(child, SIGKILL);
     _exit(hard_exit_status);
 }
 

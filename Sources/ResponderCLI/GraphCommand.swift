@@ -93,7 +93,12 @@ struct GraphCommand: ParsableCommand {
         case "dot":
             rendered = graph.dot()
         case "svg":
-            guard let dotPath, let result = TestProcess.run(dotPath, ["-Tsvg"], input: graph.dot()) else {
+            // (a time limit that ends the process kills graphviz with it)
+            defer { LuaRuntime.setHardExitChild(0) }
+            guard let dotPath,
+                let result = TestProcess.run(
+                    dotPath, ["-Tsvg"], input: graph.dot(), onSpawn: { LuaRuntime.setHardExitChild($0) })
+            else {
                 Stderr.write("error: cannot run graphviz 'dot'\n")
                 throw ExitCode(1)
             }

@@ -156,10 +156,11 @@ public enum TestProcess {
         }
     }
 
-    /// Runs a program to completion, capturing stdout and stderr (used by the CLI tests).
+    /// Runs a program to completion, capturing stdout and stderr (used by the CLI tests and for
+    /// graphviz); `onSpawn` gets the child's process id once it runs.
     public static func run(
         _ path: String, _ arguments: [String], input: String? = nil,
-        environment: [String]? = nil
+        environment: [String]? = nil, onSpawn: ((pid_t) -> Void)? = nil
     ) -> Output? {
         ignoreBrokenPipes()
         guard
@@ -167,6 +168,7 @@ public enum TestProcess {
                 path, [path] + arguments, pipeInput: true, captured: [1, 2],
                 environment: environment)
         else { return nil }
+        onSpawn?(child.pid)
         if let input { writeAll(child.input, Array(input.utf8)) }
         close(child.input)
         var buffers: [[UInt8]] = [[], []]

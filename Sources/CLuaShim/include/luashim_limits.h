@@ -85,6 +85,8 @@ int luashim_resume(lua_State *co, lua_State *from, int nargs, int *nres);
 /** Process-wide: the status the timer exits with when it must end code it cannot interrupt
  *  (default 3). */
 void luashim_set_hard_exit_status(int status);
+/* The child process the host waits for now (0: none): a hard exit kills it first. */
+void luashim_set_hard_exit_child(int pid);
 
 /** Process-wide: on a hard exit, also write `prefix` + the message (without "error: ", with
  *  backslash and tab escaped) + newline to `fd` (a test worker's result pipe). */

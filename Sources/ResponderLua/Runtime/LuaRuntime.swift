@@ -110,6 +110,10 @@ public final class LuaRuntime {
     /// (default 3; the REPL's session process asks its supervisor for a new session instead).
     public static func setHardExitStatus(_ status: Int32) { luashim_set_hard_exit_status(status) }
 
+    /// The child process the host waits for now (0: none), killed first when a time limit ends
+    /// the process (graphviz must not run on, orphaned).
+    public static func setHardExitChild(_ pid: Int32) { luashim_set_hard_exit_child(pid) }
+
     /// Ends the wall-clock limit (e.g. a REPL entry is done).
     public func stopTimeout() { luashim_set_timeout(L, 0) }
 
