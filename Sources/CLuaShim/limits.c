@@ -349,6 +349,14 @@ static void where_of_script(lua_State *L) {
     while (level < 8 && lua_getstack(L, level, &ar) && lua_getinfo(L, "S", &ar) && ar.what
            && strcmp(ar.what, "C") == 0)
         level++;
+    /* past the host's own chunks (the kit's scheduler, the test framework) to the script line
+     * that called into them, when there is one */
+    for (int up = level; up < level + 64 && lua_getstack(L, up, &ar) && lua_getinfo(L, "S", &ar); up++) {
+        if (ar.what && strcmp(ar.what, "C") == 0) continue;
+        if (ar.source && strncmp(ar.source, "=Sources/", 9) == 0) continue;
+        level = up;
+        break;
+    }
     luaL_where(L, level);
 }
 

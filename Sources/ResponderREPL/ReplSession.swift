@@ -223,17 +223,14 @@ package final class ReplSession {
         return nil
     }
 
-    /// The traceback without the REPL's own frames; nil when nothing but the entry is left.
+    /// The traceback without the REPL's own frames (the entry's line stays, as `lua5.4 -i` shows
+    /// it); nil when nothing is left.
     static func usefulTraceback(_ traceback: String?) -> String? {
         guard let traceback else { return nil }
         var lines: [Substring] = []
         for line in traceback.split(separator: "\n", omittingEmptySubsequences: true) {
             let t = line.drop(while: { $0 == "\t" || $0 == " " })
-            if t.hasPrefix("stack traceback:") || t.hasPrefix("[C]: in ?")
-                || t.hasPrefix("stdin:") && t.hasSuffix("in main chunk")
-            {
-                continue
-            }
+            if t.hasPrefix("stack traceback:") || t.hasPrefix("[C]: in ?") { continue }
             if t.hasPrefix("[C]: in function 'error'") { continue }
             lines.append(line)
         }

@@ -84,7 +84,7 @@ local function unschedule(t)
 end
 local function finish(t, ok, err, traceback, unwinding)
   local d = data[t]
-  threads[d.co] = nil
+  if d.co then threads[d.co] = nil end
   d.co, live[t] = nil, nil
   if ok then
     d.state = "finished"
@@ -134,10 +134,18 @@ local function reconcile()
 end
 local function step(t, ...)
   local d = data[t]
+  if costatus(d.co) == "dead" then
+    -- the script closed the task's coroutine (coroutine.close): the task ends as cancelled
+    d.cancelled = true
+    finish(t, false, CancellationError())
+    return
+  end
   d.state = "running"
   stepping[t] = true
   local resumed, tag, a, b = pcall(resume, d.co, ...)
   stepping[t] = nil
+  -- a responder.reset() inside the task ended it with the world it ran in (cancelled)
+  if d.co == nil then return end
   if not resumed then
     -- a strict violation or a limit unwound through the task (K.resume raised it): the task
     -- has ended, failed (so that its button is not left loading), and the error goes on
@@ -331,11 +339,16 @@ coroutine.resume = function(co, ...)
   return resumed(resume(co, ...))
 end
 local coclose = coroutine.close
-local function wrapped(co, tag, ...)
+local function wrapped(co, wasDead, tag, ...)
   if tag == "error" then
-    -- as Lua's own wrap: the dead coroutine's to-be-closed variables are closed (an error one
-    -- of them raises replaces the original)
-    local _, err = coclose(co)
+    -- as Lua's own wrap: a coroutine that died of the error has its to-be-closed variables
+    -- closed (an error one of them raises replaces the original); one that was dead already
+    -- keeps resume's "cannot resume dead coroutine". A string gets the caller's position.
+    local err = ...
+    if not wasDead then
+      local _, closing = coclose(co)
+      err = closing
+    end
     error(err, 2)
   end
   return ...
@@ -343,7 +356,7 @@ end
 coroutine.wrap = function(f)
   if type(f) ~= "function" then argerr(1, "wrap", "function", f) end
   local co = cocreate(f)
-  return function(...) return wrapped(co, resume(co, ...)) end
+  return function(...) return wrapped(co, costatus(co) == "dead", resume(co, ...)) end
 end
 
 local function AsyncButton(title)

@@ -265,7 +265,8 @@ end
 -- props stay in the table itself, where Swift reads them raw.
 local function observe(node, prop, fn)
   checkNode(node, "observe")
-  if prop == nil then argerr(1, "observe", "property name", prop) end
+  -- (NaN is no table key either)
+  if prop == nil or prop ~= prop then argerr(1, "observe", "property name", prop) end
   checkFn(2, "observe", fn)
   local props = node.props
   local mt = getmetatable(props)

@@ -113,3 +113,11 @@ describe("appear and disappear", function()
     assert.equal(root:find("Bad"), caught.node)
   end)
 end)
+
+describe("observe's arguments", function()
+  it("a NaN property name is a bad argument at the caller's line", function()
+    local r = View "R" { x = 1 }
+    assert.error_matches(function() r:observe(0 / 0, function() end) end,
+      "bad argument #1 to 'observe' %(property name expected")
+  end)
+end)
