@@ -370,8 +370,16 @@ static void format_seconds(char *buf, size_t size, int64_t ms) {
 static void raise_limit(lua_State *L, luashim_control *c) {
     luashim_limits *lim = c->lim;
     if (c->abortPending) {
+        /* 2: a violation a finalizer met, raised once where the script is now (no outer call
+         * of the script is there to end it) */
+        int once = c->abortPending == 2;
+        if (once) c->abortPending = 0;
         set_hook(L, lim);
         lua_getfield(L, LUA_REGISTRYINDEX, ABORT_KEY);
+        if (once) {
+            lua_pushnil(L);
+            lua_setfield(L, LUA_REGISTRYINDEX, ABORT_KEY);
+        }
         lua_error(L);
     }
     c->limitRaised = 1;
@@ -1025,7 +1033,7 @@ void luashim_set_abort(lua_State *L, int on) {
     luashim_control *c = luashim_control_of(L);
     if (on) {
         lua_setfield(L, LUA_REGISTRYINDEX, ABORT_KEY);   /* [msg] -> [] */
-        c->abortPending = 1;
+        c->abortPending = on == 2 ? 2 : 1;
     } else {
         c->abortPending = 0;
         lua_pushnil(L);

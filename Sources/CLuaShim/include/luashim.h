@@ -87,7 +87,8 @@ static inline luashim_control *luashim_control_of(lua_State *L) {
 }
 
 /** Starts (message on top of the stack, popped) or ends (on = 0) an uncatchable abort: while it
- *  is on, the count hook raises the message at every instruction of any Lua code. */
+ *  is on, the count hook raises the message at every instruction of any Lua code. With on = 2
+ *  the hook raises it once, at the next instruction (a violation met inside a finalizer). */
 void luashim_set_abort(lua_State *L, int on);
 /* Lua's count of nested C calls of thread L (Lua raises "C stack overflow" at 200), or -1 when
  * the private layout it is read from is unknown. [-0, +0, -] */

@@ -45,7 +45,9 @@ package enum DispatchBinding: ModuleBinding {
 
     /// Raises a strict violation. Inside an outer action (a responder's nested call) the count
     /// hook keeps raising it at every instruction until the outermost call ends, so no `pcall`
-    /// inside a responder can swallow it; the outermost call raises it once, catchably.
+    /// inside a responder can swallow it; the outermost call raises it once, catchably. Inside a
+    /// `__gc` finalizer (whose errors Lua only warns about) the hook raises it likewise once
+    /// the finalizer has returned.
     static func raiseStrict(_ m: ModuleState, _ v: Violation) -> Int32 {
         let place =
             v.location.map { "\($0.file):\($0.line): " }
@@ -54,6 +56,10 @@ package enum DispatchBinding: ModuleBinding {
         if m.world.actionDepth > 0 {
             m.runtime.pushString(message)
             luashim_set_abort(m.L, 1)
+        } else if m.runtime.isInFinalizer() {
+            // raised once, by the hook, when the finalizer has returned
+            m.runtime.pushString(message)
+            luashim_set_abort(m.L, 2)
         } else {
             luashim_set_abort(m.L, 0)
         }

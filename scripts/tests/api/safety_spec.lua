@@ -463,3 +463,22 @@ describe("subscriber without publisher (check 5)", function()
     assert.error_matches(function() mount(root) end, "publisher")
   end)
 end)
+
+describe("strict violations inside finalizers", function()
+  it("reach the script once the finalizer has returned (Lua only warns about errors in __gc)", function()
+    local E = Event "FinalizerEvent"
+    local r = View "R"
+    r:safetyLevel("strict")
+    local ok, err = pcall(function()
+      setmetatable({}, { __gc = function() r:trigger(E {}) end })
+      collectgarbage()
+      local x = 0
+      for i = 1, 10 do x = x + i end
+      return x
+    end)
+    assert.is_false(ok)
+    assert.matches("unhandled event FinalizerEvent{} from R", tostring(err))
+    -- raised once: what follows runs
+    assert.equal(3, 1 + 2)
+  end)
+end)
