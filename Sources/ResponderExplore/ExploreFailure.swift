@@ -36,7 +36,8 @@ package struct ExploreFailure: Sendable, Equatable {
     /// The identity of an error message: its `file:line:` (when it starts with one) and its text
     /// up to the first value (`{`, `(`, `"`, `'`), each run of digits read as `#`: the same line
     /// failing with other numbers in its text (`n is 3`, then `n is 45`) is the same failure, so
-    /// that shrinking keeps it, while other words (a helper raising for two causes) are not.
+    /// that shrinking keeps it, while other words (a helper raising for two causes) are not. An
+    /// address (`table: 0x55d3…`) reads as one number.
     package static func identity(ofMessage message: String) -> String {
         let firstLine = message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? message
         var place = ""
@@ -48,7 +49,15 @@ package struct ExploreFailure: Sendable, Equatable {
         let cut = text.firstIndex { "{(\"'".contains($0) } ?? text.endIndex
         var words = ""
         var inDigits = false
-        for ch in text[..<cut] {
+        var inAddress = false  // `0x55d3…`: an address (a table's, in its default text) is a number too
+        let chars = Array(text[..<cut])
+        for (i, ch) in chars.enumerated() {
+            if inAddress, ch.isHexDigit { continue }
+            inAddress = false
+            if ch == "x", inDigits, i >= 1, chars[i - 1] == "0", i + 1 < chars.count, chars[i + 1].isHexDigit {
+                inAddress = true
+                continue
+            }
             if ch.isASCII && ch.isNumber {
                 if !inDigits { words.append("#") }
                 inDigits = true

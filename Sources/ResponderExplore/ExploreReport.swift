@@ -9,7 +9,10 @@ package enum ExploreReport {
         if let f = r.finding {
             out += "FAILED in run \(f.run + 1), step \(f.step): \(f.failure.message.firstLine)\n"
             if f.original.isEmpty {
-                out += "  the script failed before any action was explored\n"
+                out +=
+                    f.failure.kind == .error || f.failure.kind == .limit
+                    ? "  the script failed before any action was explored\n"
+                    : "  the state the script left fails the checks, before any action was explored\n"
                 return out
             }
             if f.flaky {

@@ -172,6 +172,8 @@ package final class Explorer {
         var actions: [ExploreAction] = []
         actions.reserveCapacity(min(options.steps, 256))
         let deadline = options.timeout.map { Explorer.now() + $0 }
+        // the state the script left: a violation, LuaError or broken invariant before any action
+        if let f = host.check() { return RunOutcome(actions: [], failure: f, coverage: host.coverage()) }
         for _ in 0..<options.steps {
             let offers = host.offers()
             if offers.isEmpty { break }
@@ -246,6 +248,7 @@ package final class Explorer {
             )
         }
         var ran: [ExploreAction] = []
+        if let f = host.check() { return (f, ran) }
         for a in actions {
             let (performed, failure) = host.perform(a)
             guard performed else { continue }

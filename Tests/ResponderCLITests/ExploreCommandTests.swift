@@ -115,6 +115,32 @@ struct ExploreCommandTests {
         #expect(s1.status == 0 && s2.status == 0)
     }
 
+    @Test func theStateTheScriptLeftIsCheckedBeforeTheFirstAction() throws {
+        // a broken invariant or a relaxed violation at mount was only seen after an action (or,
+        // for the violation, never): found at step 0 now, as strict mode's raising mount is
+        let dir = try H.folder([
+            "inv.lua": """
+            local b = Button "B" { action = function() end, id = "b" }
+            mount(View "Root" { b })
+            explore.invariant("always false", function() return false, "nope" end)
+            """,
+            "viol.lua": """
+            local E = Event "E"
+            local b = Button "B" { action = function() end, id = "b" }
+            b:triggers(E)
+            mount(View "Root" { b })
+            """,
+        ])
+        for (file, failure) in [
+            ("inv.lua", "invariant 'always false' does not hold"), ("viol.lua", "missing responder"),
+        ] {
+            let out = try H.run(dir, [file, "--seed", "1", "--runs", "3", "--steps", "5"])
+            #expect(out.status == 1, "\(out.stdout)\(out.stderr)")
+            #expect(H.contains(out.stdout, "FAILED in run 1, step 0: "), "\(out.stdout)")
+            #expect(H.contains(out.stdout, failure), "\(out.stdout)")
+        }
+    }
+
     @Test func noFailureGivesASummaryAndExitZero() throws {
         let dir = try H.folder()
         let out = try H.run(dir, [H.example("item_grid.lua"), "--seed", "9", "--runs", "20", "--steps", "10"])
