@@ -546,6 +546,15 @@ struct RunCommandTests {
         #expect(H.lines(r.stderr).first == "error: rep.lua:1: \(Self.memoryMessage)", "\(H.show(r))")
     }
 
+    @Test func aLimitMetDescribingTheErrorIsTheLimit() throws {
+        // the error object's __tostring looped: exit 1 with `table: 0x…` before
+        let (r, _) = try H.runScript(
+            "error(setmetatable({}, { __tostring = function() while true do end end }))\n", name: "ts.lua",
+            ["--max-instructions", "1000000"])
+        #expect(H.exited(r, 3), "\(H.show(r))")
+        #expect(H.contains(H.lines(r.stderr).first ?? "", Self.instructionMessage), "\(H.show(r))")
+    }
+
     @Test func pcallCannotSwallowTheMemoryLimit() throws {
         let (r, _) = try H.runScript("print(pcall(string.rep, 'x', 1e9))\n", name: "rep.lua", ["--max-memory", "32"])
         #expect(H.exited(r, 3), "\(H.show(r))")

@@ -185,8 +185,9 @@ public final class LuaRuntime {
 
     /// Converts the error value on top of the stack (popped) into a `LuaFailure`.
     public func popFailure(status: Int32) -> LuaFailure {
-        let c = control.pointee
+        // (described first: an error object's __tostring may itself meet a limit)
         let message = describeError(at: -1)
+        let c = control.pointee
         luashim_pop(L, 1)
         let traceback = takeTraceback()
         if c.limitRaised != 0 || status == LUA_ERRMEM {
