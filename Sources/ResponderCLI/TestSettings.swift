@@ -264,34 +264,30 @@ extension TestSettings {
             report =
                 (live && !progress && !records.isEmpty ? "\n" : "") + TestReport.pretty(records, st, duration: duration)
         }
+        // the coverage summary comes after the tests and before the final count line: the run
+        // still ends with `N passed, N failed, N skipped` (SPEC §3)
+        var coverageFailed = false
+        var coverageText = ""
+        if coverageOptions.coverage {
+            if let text = coverageOptions.write(coverageData) { coverageText = text } else { coverageFailed = true }
+        }
         if let outputFile {
             if !FileText.write(report, to: outputFile) {
                 Stderr.write("error: cannot write the report to '\(outputFile)': \(String(cString: strerror(errno)))\n")
                 throw ExitCode(2)
             }
+            if !coverageText.isEmpty { Stderr.write(coverageText) }
             Console.out(summary.line + "\n")
         } else if pretty {
             Console.out(report)
+            Console.out(coverageText)
             Console.out(summary.line + "\n")
         } else {
             Console.out(report)
             Console.flush()
-            Stderr.write(summary.line + "\n")
+            Stderr.write(coverageText + summary.line + "\n")
         }
         Console.flush()
-        var coverageFailed = false
-        if coverageOptions.coverage {
-            if let text = coverageOptions.write(coverageData) {
-                if pretty && toStdout {
-                    Console.out(text)
-                    Console.flush()
-                } else {
-                    Stderr.write(text)
-                }
-            } else {
-                coverageFailed = true
-            }
-        }
         if files.isEmpty, found > 0, let shard {
             Stderr.write("warning: no test files in shard \(shard) (\(found) found, dealt to the other shards)\n")
         } else if files.isEmpty {

@@ -78,6 +78,10 @@ struct CoverageCommandTests {
         let dir = try H.folder(["screen.lua": screen, "a_spec.lua": specA, "b_spec.lua": specB])
         let out = try H.run(dir, ["test", ".", "--coverage", "--jobs", "2"])
         #expect(out.status == 0, "\(out.stdout)\(out.stderr)")
+        // the summary table after the tests, and the run still ends with the count line (SPEC §3)
+        #expect(H.contains(out.stdout, "Coverage (coverage/lcov.info):"), "\(out.stdout)")
+        #expect(
+            out.stdout.split(separator: "\n").last.map { $0.hasSuffix(" failed, 0 skipped") } == true, "\(out.stdout)")
         let lcov = H.read(dir + "/coverage/lcov.info") ?? ""
         // user files only, relative paths, empty test names
         #expect(
