@@ -37,9 +37,9 @@ extension ExploreHost {
         defer { lua_settop(L, top) }
         guard lua_getfield(L, luashim_registryindex(), ExploreAPI.registryKey) == LUA_TTABLE else { return nil }
         let e = lua_gettop(L)
-        rawField(L, e, "invariants")
+        kitRawField(L, e, "invariants")
         let list = lua_gettop(L)
-        rawField(L, e, "checkOne")
+        kitRawField(L, e, "checkOne")
         let checkOne = lua_gettop(L)
         for i in 1...invariantCount {
             lua_pushvalue(L, checkOne)
@@ -49,7 +49,7 @@ extension ExploreHost {
             if lua_type(L, -1) == LUA_TSTRING {
                 let message = runtime.string(at: -1) ?? ""
                 _ = lua_rawgeti(L, list, lua_Integer(i))
-                rawField(L, -1, "name")
+                kitRawField(L, -1, "name")
                 let name = runtime.string(at: -1) ?? "?"
                 return ExploreFailure(kind: .invariant, identity: name, message: message, trace: lastTrace)
             }
@@ -62,16 +62,4 @@ extension ExploreHost {
 
     /// Responder and control coverage of this run (when the state records it).
     package func coverage() -> CoverageData? { runtime.coverage?.snapshot() }
-}
-
-/// `t[name]` without metamethods (the tables read here are the explore chunk's own); pushes the
-/// value and returns its type.
-@discardableResult
-func rawField(_ L: OpaquePointer?, _ index: Int32, _ name: String) -> Int32 {
-    let t = lua_absindex(L, index)
-    var name = name
-    name.withUTF8 { buf in
-        buf.withMemoryRebound(to: CChar.self) { luashim_pushlstring(L, $0.baseAddress, $0.count) }
-    }
-    return lua_rawget(L, t)
 }

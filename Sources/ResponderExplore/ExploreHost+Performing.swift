@@ -142,7 +142,7 @@ extension ExploreHost {
         defer { replayDraws = nil }
         guard lua_getfield(L, luashim_registryindex(), ExploreAPI.registryKey) == LUA_TTABLE else { return nil }
         if replay == nil {
-            rawField(L, -1, "run")
+            kitRawField(L, -1, "run")
             lua_pushinteger(L, lua_Integer(index))
             m.push(m.world.root)
             luashim_push_swift_function(L, ExploreHost.drawFunction)
@@ -162,7 +162,7 @@ extension ExploreHost {
         }
         // replay: explore.perform(name, draws)
         lua_getfield(L, luashim_registryindex(), ExploreAPI.tableKey)
-        rawField(L, -1, "perform")
+        kitRawField(L, -1, "perform")
         runtime.pushString(action.name ?? "")
         lua_createtable(L, Int32(replay?.count ?? 0), 0)
         for (i, d) in (replay ?? []).enumerated() {

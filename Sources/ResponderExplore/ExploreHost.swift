@@ -105,10 +105,10 @@ package final class ExploreHost {
         let inp = list("inputs")
         for i in 0..<Int(lua_rawlen(L, inp)) {
             _ = lua_rawgeti(L, inp, lua_Integer(i + 1))
-            rawField(L, -1, "selector")
+            kitRawField(L, -1, "selector")
             let sel = parse(runtime.string(at: -1) ?? "")
             luashim_pop(L, 1)
-            rawField(L, -1, "list")
+            kitRawField(L, -1, "list")
             var strings: [String] = []
             for j in 0..<Int(lua_rawlen(L, -1)) {
                 _ = lua_rawgeti(L, -1, lua_Integer(j + 1))
@@ -121,11 +121,11 @@ package final class ExploreHost {
         let act = list("actions")
         for i in 0..<Int(lua_rawlen(L, act)) {
             _ = lua_rawgeti(L, act, lua_Integer(i + 1))
-            rawField(L, -1, "name")
+            kitRawField(L, -1, "name")
             let name = runtime.string(at: -1) ?? "?"
-            rawField(L, -2, "weight")
+            kitRawField(L, -2, "weight")
             let weight = luashim_tonumber(L, -1, nil)
-            rawField(L, -3, "when")
+            kitRawField(L, -3, "when")
             let hasWhen = lua_type(L, -1) == LUA_TFUNCTION
             luashim_pop(L, 4)
             customActions.append((name, weight, hasWhen))
@@ -221,9 +221,9 @@ package final class ExploreHost {
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
         guard lua_getfield(L, luashim_registryindex(), ExploreAPI.registryKey) == LUA_TTABLE else { return false }
-        rawField(L, -1, "actions")
+        kitRawField(L, -1, "actions")
         _ = lua_rawgeti(L, -1, lua_Integer(index))
-        rawField(L, -1, "when")
+        kitRawField(L, -1, "when")
         m.push(m.world.root)
         guard runtime.call(1, 1) == nil else { return false }
         return lua_toboolean(L, -1) != 0

@@ -312,9 +312,9 @@ extension ModuleState {
 }
 
 /// `t[name]` without metamethods (user tables may have an `__index` that raises); pushes the
-/// value and returns its type.
+/// value and returns its type. (Also `explore`'s, for the explore chunk's own tables.)
 @discardableResult
-func kitRawField(_ L: OpaquePointer?, _ index: Int32, _ name: String) -> Int32 {
+package func kitRawField(_ L: OpaquePointer?, _ index: Int32, _ name: String) -> Int32 {
     let t = lua_absindex(L, index)
     var name = name
     name.withUTF8 { buf in
