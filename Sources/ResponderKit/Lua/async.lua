@@ -279,6 +279,9 @@ end
 local function timer(fname, seconds, fn, repeats)
   checkSeconds(fname, seconds, repeats)
   checkFn(2, fname, fn)
+  -- as Foundation's Timer: a repeating interval below 0.1 ms is 0.1 ms (`every(1e-300, f)` made
+  -- `advance(1)` call f without end)
+  if repeats and seconds < 1e-4 then seconds = 1e-4 end
   local tm = setmetatable({}, TimerMT)
   local d = { interval = seconds, repeats = repeats, cancelled = false, fired = 0 }
   timerData[tm] = d

@@ -253,3 +253,13 @@ describe("coroutine.wrap once the kit's tasks are loaded", function()
     assert.same({ false, object }, { pcall(throwing) })
   end)
 end)
+
+describe("every with a tiny interval", function()
+  it("fires at most every 0.1 ms, as Foundation's Timer", function()
+    local n = 0
+    local t = every(1e-300, function() n = n + 1 end)
+    advance(0.01)
+    assert.is_true(n >= 99 and n <= 101, "fired " .. n .. " times")
+    t:cancel()
+  end)
+end)
