@@ -168,7 +168,14 @@ static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
             if (c->hostDepth == 0 && total > c->limit + SOFT_SLACK + c->restartExcess) {
                 c->memoryExceeded = LUASHIM_MEMORY_REFUSED;
                 c->limitRaised = 1;
+#if LUA_VERSION_RELEASE_NUM <= 50404
+                /* Up to Lua 5.4.4 the call stack is consistent whenever Lua allocates (a stack
+                 * being reallocated is copied only once the new block exists). From 5.4.5 on,
+                 * luaD_reallocstack turns the frames' pointers into offsets around this call, so
+                 * the stack is not read here: such a refusal has no line. (Headers and library come
+                 * from the same Debian package.) */
                 luashim_memory_refused(c);
+#endif
                 return NULL;
             }
         }

@@ -546,6 +546,15 @@ struct RunCommandTests {
         #expect(H.lines(r.stderr).first == "error: rep.lua:1: \(Self.memoryMessage)", "\(H.show(r))")
     }
 
+    @Test func aStrictViolationInAFinalizerWithNothingAfterItEndsTheScript() throws {
+        // no instruction was left for the hook to raise it at: exit 0 before
+        let (r, _) = try H.runScript(
+            "local r = View 'R'\nsetmetatable({}, { __gc = function() r:trigger(Event 'E' ()) end })\nreturn collectgarbage()\n",
+            name: "gc.lua", ["--safety", "strict"])
+        #expect(H.exited(r, 1), "\(H.show(r))")
+        #expect(H.lines(r.stderr).first == "error: gc.lua:2: unhandled event E{} from R (path: R)", "\(H.show(r))")
+    }
+
     @Test func aLimitMetDescribingTheErrorIsTheLimit() throws {
         // the error object's __tostring looped: exit 1 with `table: 0x…` before
         let (r, _) = try H.runScript(

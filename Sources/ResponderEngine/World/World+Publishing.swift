@@ -60,7 +60,8 @@ extension World {
         try withExtendedLifetime(nodes) {
             try deliver(event, to: selected, location: location, steps: &steps)
         }
-        return selected.count
+        // (one step per subscriber called: one removed during the publication is not counted)
+        return steps.count
     }
 
     /// Calls each subscriber's body, recording a step per subscriber; errors they raise are

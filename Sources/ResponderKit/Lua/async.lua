@@ -144,8 +144,16 @@ local function step(t, ...)
   stepping[t] = true
   local resumed, tag, a, b = pcall(resume, d.co, ...)
   stepping[t] = nil
-  -- a responder.reset() inside the task ended it with the world it ran in (cancelled)
-  if d.co == nil then return end
+  if d.co == nil then
+    -- a responder.reset() inside the task ended it with the world it ran in (cancelled); what
+    -- the task raised after that still reaches the script, as a free task's error does
+    if not resumed then error(tag, 0) end
+    if tag == "error" then
+      local from = M.mounted()
+      if from then reportFrom(from, a, b) else error(a, 0) end
+    end
+    return
+  end
   if not resumed then
     -- a strict violation or a limit unwound through the task (K.resume raised it): the task
     -- has ended, failed (so that its button is not left loading), and the error goes on
@@ -348,7 +356,8 @@ local function wrapped(co, wasDead, tag, ...)
     -- closed (an error one of them raises replaces the original); one that was dead already
     -- keeps resume's "cannot resume dead coroutine". A string gets the caller's position.
     local err = ...
-    if not wasDead then
+    -- (a running or normal coroutine refused the resume: it is not closed)
+    if not wasDead and costatus(co) == "dead" then
       local _, closing = coclose(co)
       err = closing
     end

@@ -140,6 +140,14 @@ public final class LuaRuntime {
         if status == LUA_OK {
             // a limit swallowed by a script's own pcall still ends the script
             let c = control.pointee
+            if c.abortPending == 2 {
+                // a strict violation a finalizer met, with no instruction left for the hook to
+                // raise it at: this call ends with it
+                luashim_pop(L, nresults == LUA_MULTRET ? 0 : nresults)
+                lua_getfield(L, luashim_registryindex(), "responder.abortMessage")
+                luashim_set_abort(L, 0)
+                return popFailure(status: LUA_ERRRUN)
+            }
             if c.limit > 0 && c.memoryExceeded != 0 && luashim_memory_limit_stands(L) != 0
                 || c.budgetExceeded != 0 || c.timedOut != 0
             {

@@ -227,6 +227,15 @@ describe("tasks the script ends from inside", function()
     assert.is_false(b.isLoading)
   end)
 
+  it("what a task raises after a reset inside it still reaches the script", function()
+    task(function()
+      sleep(1)
+      responder.reset()
+      error("after the reset")
+    end)
+    assert.error_matches(function() advance(2) end, "after the reset")
+  end)
+
   it("a task whose coroutine the script closed ends as cancelled", function()
     local co, ended
     local t = task(function() co = coroutine.running(); sleep(1); ended = true end)
@@ -251,6 +260,12 @@ describe("coroutine.wrap once the kit's tasks are loaded", function()
     local object = {}
     local throwing = coroutine.wrap(function() error(object) end)
     assert.same({ false, object }, { pcall(throwing) })
+    -- a running coroutine resumed again is not closed (Lua's message, not close's)
+    local again
+    again = coroutine.wrap(function() return again() end)
+    local okAgain, errAgain = pcall(again)
+    assert.is_false(okAgain)
+    assert.matches("cannot resume non%-suspended coroutine$", errAgain)
   end)
 end)
 
