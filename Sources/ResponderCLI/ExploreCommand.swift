@@ -37,7 +37,7 @@ struct ExploreCommand: ParsableCommand {
     @Option(help: "Seed (default: a random one, printed).")
     var seed: UInt64?
 
-    @Option(help: "Run only shard K of N (run r goes to shard r mod N + 1).")
+    @Option(help: "Run only shard K of N (run r, numbered from 1 as printed, goes to shard (r - 1) mod N + 1).")
     var shard: String?
 
     @OptionGroup var sandbox: SandboxFlags
