@@ -345,9 +345,21 @@ local function resumed(tag, ...)
   if tag == "error" then return false, (...) end
   return true, ...
 end
-coroutine.resume = function(co, ...)
-  if type(co) ~= "thread" then argerr(1, "resume", "coroutine", co) end
-  return resumed(resume(co, ...))
+-- Lua's own argument error of a replaced coroutine function: "got no value" when the argument
+-- is missing, the type name (or __name) otherwise.
+local function coArgError(fname, expected, ...)
+  local got = "no value"
+  if select("#", ...) > 0 then
+    local v = ...
+    local mt = getmetatable(v)
+    got = type(mt) == "table" and type(rawget(mt, "__name")) == "string" and rawget(mt, "__name") or type(v)
+  end
+  error(("bad argument #1 to '%s' (%s expected, got %s)"):format(fname, expected, got), 3)
+end
+coroutine.resume = function(...)
+  local co = ...
+  if type(co) ~= "thread" then coArgError("resume", "thread", ...) end
+  return resumed(resume(co, select(2, ...)))
 end
 local coclose = coroutine.close
 local function wrapped(co, wasDead, tag, ...)
@@ -365,8 +377,9 @@ local function wrapped(co, wasDead, tag, ...)
   end
   return ...
 end
-coroutine.wrap = function(f)
-  if type(f) ~= "function" then argerr(1, "wrap", "function", f) end
+coroutine.wrap = function(...)
+  local f = ...
+  if type(f) ~= "function" then coArgError("wrap", "function", ...) end
   local co = cocreate(f)
   return function(...) return wrapped(co, costatus(co) == "dead", resume(co, ...)) end
 end

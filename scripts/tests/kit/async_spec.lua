@@ -260,6 +260,11 @@ describe("coroutine.wrap once the kit's tasks are loaded", function()
     local object = {}
     local throwing = coroutine.wrap(function() error(object) end)
     assert.same({ false, object }, { pcall(throwing) })
+    -- Lua's own argument errors
+    assert.error_matches(function() coroutine.wrap() end,
+      "bad argument #1 to 'wrap' (function expected, got no value)", 1, true)
+    assert.error_matches(function() coroutine.resume(1) end,
+      "bad argument #1 to 'resume' (thread expected, got number)", 1, true)
     -- a running coroutine resumed again is not closed (Lua's message, not close's)
     local again
     again = coroutine.wrap(function() return again() end)
