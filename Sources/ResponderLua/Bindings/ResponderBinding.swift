@@ -179,7 +179,9 @@ enum ResponderBinding: ModuleBinding {
             m.runtime.pushString(node.effectiveSafetyLevel(default: m.world.defaultSafetyLevel).rawValue)
             return 1
         }
-        guard let s = m.runtime.string(at: 2), let level = SafetyLevel(rawValue: s) else {
+        // (a string only: reading a number as text would convert it, and the error say "string")
+        guard lua_type(L, 2) == LUA_TSTRING, let s = m.runtime.string(at: 2), let level = SafetyLevel(rawValue: s)
+        else {
             return m.argError(1, "safetyLevel", "\"relaxed\", \"strict\" or \"disabled\"", 2)
         }
         node.safetyLevel = level

@@ -296,8 +296,13 @@ public enum ResponderModule {
         m.world.diagnostics = { line in Console.error(line + "\n") }
         // [unowned(unsafe) m]: the world is owned by m (proof at `ModuleState`)
         m.world.locationProvider = { [unowned(unsafe) m] in m.location() }
+        // (a LuaError the engine makes — a responder's wrong return, a raised event — carries the
+        // traceback of the script's stack where the dispatch runs, as a runtime error's does)
         m.world.makeRuntimeError = { [unowned(unsafe) m] message, node in
-            ValueBinding.luaError(m, message: message, traceback: nil, node: node)
+            luaL_traceback(m.L, m.L, nil, 1)
+            let traceback = m.runtime.string(at: -1)
+            luashim_pop(m.L, 1)
+            return ValueBinding.luaError(m, message: message, traceback: traceback, node: node)
         }
 
         // the module table; its functions (and the globals) appear on first use (`lazyName`)

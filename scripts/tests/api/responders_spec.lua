@@ -296,3 +296,25 @@ describe("registration", function()
     assert.same({ 1, 2, 3 }, log)
   end)
 end)
+
+describe("the LuaError of a wrong return", function()
+  it("has a traceback and the node, as a runtime error's", function()
+    local E = Event "WrongReturnE"
+    local r = View "R"
+    local got
+    r:transformEvent(function() return nil end)
+    r:handleError(function(e) got = e end)
+    r:trigger(E {})
+    assert.matches("transformEvent registered here returned nil %(an event expected%)", got.message)
+    assert.equal(r, got.node)
+    assert.equal("string", type(got.traceback))
+    assert.matches("stack traceback:", got.traceback)
+  end)
+end)
+
+describe("safetyLevel's argument", function()
+  it("names what was given", function()
+    assert.error_matches(function() View "A":safetyLevel(1) end,
+      "bad argument #1 to 'safetyLevel' (\"relaxed\", \"strict\" or \"disabled\" expected, got number)", 1, true)
+  end)
+end)
