@@ -174,10 +174,15 @@ enum ControlsBinding: ModuleBinding {
     static let toggle: LuaSwiftFunction = { L in constructor(L, .toggle) }
     static let segmentedControl: LuaSwiftFunction = { L in constructor(L, .segmentedControl) }
 
-    /// `Kind "Title"` returns a builder taking the table; `Kind { … }` builds at once.
+    /// `Kind "Title"` returns a builder taking the table; `Kind { … }` and `Kind("Title", { … })`
+    /// build at once.
     static func constructor(_ L: OpaquePointer?, _ kind: ControlKind) -> Int32 {
         let m = state(L)
         switch lua_type(L, 1) {
+        case LUA_TSTRING where lua_type(L, 2) == LUA_TTABLE:
+            // `Button("Title", { … })`, the call form of `Button "Title" { … }`
+            let title = m.runtime.string(at: 1) ?? ""
+            return build(m, kind, title: title, table: 2)
         case LUA_TSTRING:
             lua_settop(L, 1)
             lua_pushinteger(L, lua_Integer(kind.rawValue))

@@ -31,6 +31,7 @@ package enum NodeBinding: ModuleBinding {
     static func make(_ L: OpaquePointer?, _ fname: String, _ kind: Kind) -> Int32 {
         let m = state(L)
         let node: Node
+        let second = lua_gettop(L) >= 2 ? lua_type(L, 2) : LUA_TNONE
         switch lua_type(L, 1) {
         case LUA_TSTRING:
             let text = m.runtime.string(at: 1)!
@@ -54,6 +55,14 @@ package enum NodeBinding: ModuleBinding {
         if lua_type(L, 1) == LUA_TTABLE {
             lua_pushvalue(L, 1)
             return configure(m, node, lua_gettop(L) - 1, lua_gettop(L))
+        }
+        // `View("Name", { … })`, the call form of `View "Name" { … }`
+        if second == LUA_TTABLE {
+            lua_pushvalue(L, 2)
+            return configure(m, node, lua_gettop(L) - 1, lua_gettop(L))
+        }
+        if second != LUA_TNONE && second != LUA_TNIL {
+            return m.argError(2, fname, "table of children and properties", 2)
         }
         return 1
     }
