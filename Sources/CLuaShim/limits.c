@@ -459,22 +459,29 @@ static void copy_text(char *dst, size_t size, const char *src);
 static void append_text(char *dst, size_t size, const char *src);
 static void append_int(char *dst, size_t size, int v);
 
+/* Writes `file:line: ` of the innermost frame of T with a current line (past the host's own
+ * chunks when `skipHost`) into buf, or leaves it as it is. Reads the call stack only
+ * (lua_getstack/lua_getinfo "Sl" push and allocate nothing). */
+/* [-0, +0, -] */
+static void innermost_line(lua_State *T, char *buf, size_t size, int skipHost) {
+    lua_Debug ar;
+    for (int level = 0; level < 64 && lua_getstack(T, level, &ar); level++) {
+        if (!lua_getinfo(T, "Sl", &ar) || ar.currentline <= 0) continue;
+        if (skipHost && ar.source && strncmp(ar.source, "=Sources/", 9) == 0) continue;
+        copy_text(buf, size, ar.short_src);
+        append_text(buf, size, ":");
+        append_int(buf, size, ar.currentline);
+        append_text(buf, size, ": ");
+        return;
+    }
+}
+
 /* [-0, +0, -] */
 void luashim_memory_refused(luashim_control *c) {
     luashim_limits *lim = c->lim;
     if (!lim || lim->refusedWhere[0]) return;
     lua_State *T = atomic_load(&lim->closing) ? lim->main : lim->running;
-    if (!T) return;
-    lua_Debug ar;
-    for (int level = 0; level < 64 && lua_getstack(T, level, &ar); level++) {
-        if (!lua_getinfo(T, "Sl", &ar) || ar.currentline <= 0) continue;
-        if (ar.source && strncmp(ar.source, "=Sources/", 9) == 0) continue;
-        copy_text(lim->refusedWhere, sizeof lim->refusedWhere, ar.short_src);
-        append_text(lim->refusedWhere, sizeof lim->refusedWhere, ":");
-        append_int(lim->refusedWhere, sizeof lim->refusedWhere, ar.currentline);
-        append_text(lim->refusedWhere, sizeof lim->refusedWhere, ": ");
-        return;
-    }
+    if (T) innermost_line(T, lim->refusedWhere, sizeof lim->refusedWhere, 1);
 }
 
 const char *luashim_memory_refused_where(lua_State *L) {
@@ -605,15 +612,7 @@ static void describe(luashim_limits *lim) {
             copy_text(lim->what, sizeof lim->what, "Lua code that never reached a hook");
         }
     }
-    for (int level = 0; lua_getstack(T, level, &ar); level++) {
-        if (lua_getinfo(T, "Sl", &ar) && ar.currentline > 0) {
-            copy_text(lim->where, sizeof lim->where, ar.short_src);
-            append_text(lim->where, sizeof lim->where, ":");
-            append_int(lim->where, sizeof lim->where, ar.currentline);
-            append_text(lim->where, sizeof lim->where, ": ");
-            break;
-        }
-    }
+    innermost_line(T, lim->where, sizeof lim->where, 0);
 }
 
 /* SIG_ARM: arm the one-shot hook on the running thread and/or describe it. */

@@ -82,6 +82,12 @@ local function unschedule(t)
   local d = data[t]
   if d and d.entry then d.entry.dead = true; d.entry = nil end
 end
+-- A task's error: reported from `node` (or the mounted root); with neither, a free task's error
+-- reaches the script's call.
+local function reportTaskError(node, err, traceback)
+  local from = node or M.mounted()
+  if from then reportFrom(from, err, traceback) else error(err, 0) end
+end
 local function finish(t, ok, err, traceback, unwinding)
   local d = data[t]
   if d.co then threads[d.co] = nil end
@@ -92,15 +98,9 @@ local function finish(t, ok, err, traceback, unwinding)
     d.state = "cancelled"
   else
     d.state, d.error = "failed", err
-    local from = d.node or M.mounted()
     -- (when unwinding, a strict violation or a limit is on its way to the script's call: it is
     -- not reported here)
-    if not unwinding and from then
-      reportFrom(from, err, traceback)
-    elseif not unwinding then
-      -- a free task with no node and no mounted tree: the error reaches the script's call
-      error(err, 0)
-    end
+    if not unwinding then reportTaskError(d.node, err, traceback) end
   end
   local node = d.node
   if node then
@@ -148,10 +148,7 @@ local function step(t, ...)
     -- a responder.reset() inside the task ended it with the world it ran in (cancelled); what
     -- the task raised after that still reaches the script, as a free task's error does
     if not resumed then error(tag, 0) end
-    if tag == "error" then
-      local from = M.mounted()
-      if from then reportFrom(from, a, b) else error(a, 0) end
-    end
+    if tag == "error" then reportTaskError(nil, a, b) end
     return
   end
   if not resumed then
@@ -357,9 +354,8 @@ local function coArgError(fname, expected, ...)
   error(("bad argument #1 to '%s' (%s expected, got %s)"):format(fname, expected, got), 3)
 end
 coroutine.resume = function(...)
-  local co = ...
-  if type(co) ~= "thread" then coArgError("resume", "thread", ...) end
-  return resumed(resume(co, select(2, ...)))
+  if type((...)) ~= "thread" then coArgError("resume", "thread", ...) end
+  return resumed(resume(...))
 end
 local coclose = coroutine.close
 local function wrapped(co, wasDead, tag, ...)

@@ -16,33 +16,40 @@ public enum FileText {
     /// blocking, so that a FIFO without a writer is refused instead of waited for, as the script
     /// loader (`luashim_load_file`) refuses what is not a regular file.
     public static func problem(_ path: String) -> Problem? {
-        var st = stat()
-        if stat(path, &st) != 0 {
-            return errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(String(cString: strerror(errno)))
+        switch openRegular(path) {
+        case .failure(let problem): return problem
+        case .success(let (fd, _)):
+            close(fd)
+            return nil
         }
-        if (st.st_mode & S_IFMT) == S_IFDIR { return .directory }
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        if fd < 0 { return .unreadable(String(cString: strerror(errno))) }
-        defer { close(fd) }
-        if fstat(fd, &st) != 0 || (st.st_mode & S_IFMT) != S_IFREG { return .unreadable("not a regular file") }
-        return nil
     }
 
-    /// Reads the bytes of `path`: straight into the result's storage, sized from the file's
-    /// length (no zeroed read buffer: its pages would cost an empty run page faults).
-    public static func read(_ path: String) -> Result<[UInt8], Problem> {
+    /// Opens `path` for reading when it is a regular file (without blocking: a device such as
+    /// /dev/zero never ends and a FIFO may never open), with its status.
+    private static func openRegular(_ path: String) -> Result<(Int32, stat), Problem> {
         var st = stat()
         if stat(path, &st) != 0 {
             return .failure(
                 errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(String(cString: strerror(errno))))
         }
         if (st.st_mode & S_IFMT) == S_IFDIR { return .failure(.directory) }
-        // only regular files: a device (/dev/zero) never ends and a FIFO may never open
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         if fd < 0 { return .failure(.unreadable(String(cString: strerror(errno)))) }
         if fstat(fd, &st) != 0 || (st.st_mode & S_IFMT) != S_IFREG {
             close(fd)
             return .failure(.unreadable("not a regular file"))
+        }
+        return .success((fd, st))
+    }
+
+    /// Reads the bytes of `path` (a regular file): straight into the result's storage, sized from
+    /// the file's length (no zeroed read buffer: its pages would cost an empty run page faults).
+    public static func read(_ path: String) -> Result<[UInt8], Problem> {
+        let fd: Int32
+        let st: stat
+        switch openRegular(path) {
+        case .failure(let problem): return .failure(problem)
+        case .success(let opened): (fd, st) = opened
         }
         guard let f = fdopen(fd, "rb") else {
             close(fd)
