@@ -217,13 +217,20 @@ void luashim_memory_restart(lua_State *L, luashim_control *c);
 /* The memory cap was crossed (the allocator or a host charge) and was not found to be garbage by
  * a collection (luashim_memory_stands decides a crossing: it stays pending while the collection
  * that decides it runs finalizers). */
-static int memory_pending(const luashim_control *c) {
+static inline __attribute__((always_inline)) int memory_pending(const luashim_control *c) {
     return c->limit > 0 && (c->memoryExceeded == LUASHIM_MEMORY_REFUSED
                             || (c->memoryExceeded == LUASHIM_MEMORY_CROSSED && !c->collecting));
 }
 
-static int is_sticky(const luashim_control *c) {
+static inline __attribute__((always_inline)) int is_sticky(const luashim_control *c) {
     return c->budgetExceeded || c->timedOut || c->abortPending || memory_pending(c);
+}
+
+/* Nothing set that a limit, an interrupt or an abort could raise from: the common case, decided
+ * without a call (the coroutine functions ask it twice per switch). */
+static inline __attribute__((always_inline)) int nothing_due(const luashim_control *c) {
+    return !(c->budgetExceeded | c->timedOut | c->abortPending | c->memoryExceeded | c->interrupt)
+           && !atomic_load_explicit(&c->lim->timeUp, memory_order_relaxed);
 }
 
 static int is_pending(const luashim_control *c, luashim_limits *lim) {
@@ -953,7 +960,13 @@ static inline __attribute__((always_inline)) int resume_values(lua_State *L, lua
  * Stack: [..., error?] -> unchanged, or raises (the coroutine's own error when it failed, so the
  * message keeps its position). */
 /* [-0, +0, v] */
-static void rethrow_limit(lua_State *L, int failed) {
+static void rethrow_limit_due(lua_State *L, int failed);
+
+static inline __attribute__((always_inline)) void rethrow_limit(lua_State *L, int failed) {
+    if (!nothing_due(luashim_control_of(L))) rethrow_limit_due(L, failed);
+}
+
+static void rethrow_limit_due(lua_State *L, int failed) {
     luashim_control *c = luashim_control_of(L);
     if (!raise_due(L, c)) return;
     if (failed) {
