@@ -679,7 +679,9 @@ static void hard_exit(luashim_limits *lim, int why) {
     ssize_t w = 0;
     if (hard_exit_fd < 0) w = write(2, msg, strlen(msg));
     else {
-        /* the same message for a parent process: prefix, text without "error: ", escaped */
+        /* the records of the tests that ended before, then the same message for a parent
+         * process: prefix, text without "error: ", escaped */
+        luashim_results_send_at_exit(hard_exit_fd);
         char line[1500];
         size_t n = 0;
         for (const char *p = hard_exit_prefix; *p && n < sizeof line - 4; p++) line[n++] = *p;

@@ -228,6 +228,24 @@ import Testing
 
     // MARK: - test and repl
 
+    /// A worker sends a file's results together when the file ends; when C code the time limit
+    /// cannot interrupt ends the worker, the results of the tests that ended before are sent
+    /// first, not lost with the buffer.
+    @Test func resultsBeforeAStuckTestAreKeptWhenTheWorkerEnds() throws {
+        let dir = try TestCmdHarness.folder([
+            "c_spec.lua": "describe('c', function()\n  it('first', function() end)\n  it('second', function() end)\n"
+                + "  it('finds', function()\n" + Self.catastrophicFind + "\nend) end)\n",
+            "d_spec.lua": "describe('d', function() it('passes', function() end) end)\n",
+        ])
+        let r = try TestCmdHarness.run(dir, ["--timeout", "1", "--jobs", "2", "-o", "TAP"])
+        #expect(r.termination == .exited(3), "\(H.show(r))")
+        let lines = H.lines(r.stdout)
+        #expect(lines.contains { $0.hasSuffix(" - c first") && $0.hasPrefix("ok ") }, "\(H.show(r))")
+        #expect(lines.contains { $0.hasSuffix(" - c second") && $0.hasPrefix("ok ") }, "\(H.show(r))")
+        #expect(lines.contains { $0.hasSuffix(" - d passes") && $0.hasPrefix("ok ") }, "\(H.show(r))")
+        #expect(H.contains(r.stdout, "c_spec.lua:6: time limit exceeded (1 s) in C function 'find'"), "\(H.show(r))")
+    }
+
     @Test func testCommandTimesOutEachFileAndStillSummarises() throws {
         let dir = try TestCmdHarness.folder([
             "a_spec.lua":

@@ -92,6 +92,15 @@ void luashim_set_hard_exit_child(int pid);
  *  backslash and tab escaped) + newline to `fd` (a test worker's result pipe). */
 void luashim_set_hard_exit_report(int fd, const char *prefix);
 
+/** A test worker's pending result lines (results.c): appended (0 when memory ran out: nothing
+ *  was added), sent to `fd` in one write and cleared (0 when the write failed), their size. A hard
+ *  exit that reports to a file descriptor sends them first. */
+int luashim_results_append(const void *bytes, size_t n);
+int luashim_results_send(int fd);
+size_t luashim_results_pending(void);
+/* The hard exit's send, from the timer thread: skipped when the lock is held. */
+void luashim_results_send_at_exit(int fd);
+
 /** Instructions charged so far (exact or estimated) since the last luashim_limits_reset. */
 int64_t luashim_instructions_charged(lua_State *L);
 
