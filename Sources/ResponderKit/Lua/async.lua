@@ -21,6 +21,21 @@ local setLoading, makeHandle = S.setLoading, S.makeHandle
 
 -- Async actions on a virtual clock ---------------------------------------------------------
 local now, seq, nextId = 0, 0, 0
+-- Instants are kept on a grid of nanoseconds: a sum of decimal intervals lands on the instant of
+-- the decimal total (0.7 + ten sleeps of 0.1 is 1.7, as advance(0.7) then advance(1) is), as on
+-- a clock that counts ticks; floating-point sums drifted by an ulp and a task due at 1.7 missed
+-- advance to 1.7 (found by an acceptance probe). Beyond 2^53 ns (about 104 days) the instant is
+-- kept as it is.
+local function onGrid(t)
+  if math.type(t) == "integer" then return t end
+  local ns = t * 1e9
+  if not (ns < 2 ^ 53 and ns > -2 ^ 53) then return t end
+  return math.floor(ns + 0.5) / 1e9
+end
+-- advance() runs due tasks and timers: one of them calling advance() again would move the clock
+-- under the outer call (which then set it back)
+local advancing = false
+local advancingEnds = setmetatable({}, { __close = function() advancing = false end })
 local queue, live, threads = {}, {}, {}
 local data = setmetatable({}, { __mode = "k" })
 local SLEEP, CANCEL = {}, {}
@@ -161,7 +176,7 @@ local function step(t, ...)
     local seconds = (a == SLEEP and b) or 0
     d.state = "sleeping"
     seq = seq + 1
-    d.entry = { due = now + seconds, seq = seq, task = t }
+    d.entry = { due = onGrid(now + seconds), seq = seq, task = t }
     schedule(d.entry)
   elseif tag == "ok" then
     finish(t, true)
@@ -231,8 +246,14 @@ local function advance(seconds)
   if type(seconds) ~= "number" or seconds < 0 or seconds ~= seconds then
     argerr(1, "advance", "seconds (non-negative number)", seconds)
   end
+  if advancing then
+    error("advance cannot be called inside a task, timer or callback that advance runs "
+      .. "(sleep inside a task waits on the clock)", 2)
+  end
+  advancing = true
+  local _ <close> = advancingEnds
   reconcile()
-  local target = now + seconds
+  local target = onGrid(now + seconds)
   while queue[1] and queue[1].due <= target do
     local e = popDue()
     if not e.dead then
@@ -331,7 +352,7 @@ local function reset()
     local d = data[t]
     if d then d.state, d.co = "cancelled", nil end
   end
-  now, seq = 0, 0
+  now, seq, advancing = 0, 0, false
   queue, live, threads, stepping = {}, {}, {}, {}
   running = setmetatable({}, { __mode = "k" })
 end

@@ -282,4 +282,37 @@ describe("every with a tiny interval", function()
     assert.is_true(n >= 99 and n <= 101, "fired " .. n .. " times")
     t:cancel()
   end)
+
+  it("decimal intervals add up on the clock as their decimal total (found by an acceptance probe)", function()
+    advance(0.7)
+    local woke
+    task(function() for _ = 1, 10 do sleep(0.1) end; woke = now() end)
+    advance(1)
+    assert.equal(1.7, woke)
+    assert.equal(1.7, now())
+    local fired = 0
+    every(0.1, function() fired = fired + 1 end)
+    advance(1)
+    assert.equal(10, fired)
+    for _ = 1, 6 do advance(0.1) end
+    assert.equal(16, fired)
+    assert.equal(3.3, now())
+  end)
+
+  it("advance inside a timer or task it runs is an error; the clock never goes back", function()
+    local problem
+    after(1, function() problem = select(2, pcall(advance, 5)) end)
+    advance(1)
+    assert.equal(1, now())
+    assert.matches("advance cannot be called inside a task, timer or callback that advance runs", problem)
+    -- the outer advance ended cleanly: advance works again
+    advance(2)
+    assert.equal(3, now())
+    -- a timer's error that leaves advance (no node to report it from) ends the advance too
+    after(1, function() error("boom") end)
+    assert.has_error(function() advance(1) end)
+    advance(1)
+    assert.equal(5, now())
+  end)
 end)
+
