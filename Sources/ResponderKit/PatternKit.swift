@@ -22,6 +22,10 @@ struct PatternKit: ModuleExtension {
         ControlsBinding.property(m, node, key)
     }
 
+    func assignmentHint(_ m: ModuleState, _ node: Node, _ key: String) -> String? {
+        ControlsBinding.assignmentHint(m, node, key)
+    }
+
     func refusesInput(_ m: ModuleState, _ name: String, _ node: Node) throws -> Bool {
         try m.refusesInput(name, node)
     }

@@ -71,6 +71,24 @@ struct ReplPipedTests {
         #expect(lines.dropFirst(4).first == #"{ f = "q\"uote\nline" }"#)
     }
 
+    /// The kit's tasks, timers and handles protect their metatables: they print by their
+    /// `__tostring`, not as `{}` (found by an acceptance probe); a locked table without one is
+    /// still shown as a table.
+    @Test func objectsWithProtectedMetatablesPrintByTheirText() throws {
+        let r = try ReplHarness.piped(
+            """
+            task(function() sleep(1) end)
+            every(1, function() end)
+            Button "B" { action = function() end }.on.tap(function() end)
+            setmetatable({ a = 1 }, { __metatable = false })
+            """)
+        let lines = r.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4, "\(r)")
+        #expect(lines.first?.hasPrefix("Task#") == true, "\(r)")
+        #expect(lines.dropFirst(1).first == "Timer(every 1s)", "\(r)")
+        #expect(lines.dropFirst(2).first == "Handle(on.tap)", "\(r)")
+        #expect(lines.dropFirst(3).first == "{ a = 1 }", "\(r)")
+    }
     @Test func dotLoadSkipsAShebangLineAsRunDoes() throws {
         // issue 14, item 7: executable scenario scripts load in the REPL too
         let dir = try ReplHarness.temporaryDirectory()

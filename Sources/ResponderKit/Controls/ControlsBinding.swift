@@ -102,6 +102,21 @@ enum ControlsBinding: ModuleBinding {
 
     /// Extra node fields (`node.on`, `control.value`, …; see `fields`): pushes one value and
     /// returns true, or pushes nothing and returns false.
+    /// What to write instead of assigning the read-only field `key` the kit gives `node`
+    /// (`button.isEnabled = false`, as in UIKit), or nil when the node has no such field.
+    static func assignmentHint(_ m: ModuleState, _ node: Node, _ key: String) -> String? {
+        guard let scope = fields[key] else { return nil }
+        switch (scope, key) {
+        case (.everyNode, "isEnabled"): return "disable it with node:disabled(true), or disabled = true in its table"
+        case (.controls, "text"), (.controls, "value"), (.controls, "isOn"):
+            guard let kind = ControlKind.of(node), case .controls(let kinds) = scope, kinds.contains(kind) else {
+                return nil
+            }
+            return "it reads the control's binding: set the State or Binding given as '\(key)'"
+        default: return nil
+        }
+    }
+
     static func property(_ m: ModuleState, _ node: Node, _ key: String) -> Bool {
         guard let scope = fields[key] else { return false }
         let L = m.L

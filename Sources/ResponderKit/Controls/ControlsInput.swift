@@ -268,7 +268,9 @@ enum ControlsInput: ModuleBinding {
         try m.kitSend(node, .valueChanged)
     }
 
-    /// `toggle(t)`: flips `isOn` through the binding (valueChanged). Returns the new value.
+    /// `toggle(t)`: flips `isOn` through the binding (valueChanged). Returns true (the new value
+    /// is `t.isOn`): returning the value made turning a toggle off (`false`) read as the refusal
+    /// of a disabled one (found by an acceptance probe).
     static let toggle: LuaSwiftFunction = { L in
         let m = state(L)
         let node: Node
@@ -280,12 +282,13 @@ enum ControlsInput: ModuleBinding {
         lua_settop(L, 1)
         return m.kitInput("toggle", node) {
             try flip(m, node, c)
-            return (try? m.pushControlValue(node, c, reporting: false)) == true ? 1 : 0
+            return m.performed()
         }
     }
 
     /// `selectSegment(control, i)`: selects segment i (1-based); when it was not selected, the
-    /// segment's action runs with `(sender, action)`, then valueChanged.
+    /// segment's action runs with `(sender, action)` (`action`: title, index, event, sender and
+    /// the segment's id when it has one), then valueChanged.
     static let selectSegment: LuaSwiftFunction = { L in
         let m = state(L)
         let node: Node
@@ -307,7 +310,8 @@ enum ControlsInput: ModuleBinding {
         let index = Int(i)
         lua_settop(L, 2)
         return m.kitInput("selectSegment", node) {
-            guard c.selectedSegment != index else { return 0 }
+            // already selected: nothing runs (UIKit sends no valueChanged), but the input was taken
+            guard c.selectedSegment != index else { return m.performed() }
             c.selectedSegment = index
             let segment = c.segments[index - 1]
             if let action = segment.action {
@@ -322,6 +326,10 @@ enum ControlsInput: ModuleBinding {
                 lua_setfield(L, -2, "event")
                 m.push(node)
                 lua_setfield(L, -2, "sender")
+                if let id = segment.id {
+                    m.runtime.pushString(id)
+                    lua_setfield(L, -2, "id")
+                }
                 try m.kitCall(2, 0, from: node)
             }
             try m.kitSend(node, .valueChanged)

@@ -304,6 +304,9 @@ package enum NodeBinding: ModuleBinding {
     static let newindex: LuaSwiftFunction = { L in
         let m = state(L)
         let key = m.runtime.string(at: 2) ?? "?"
+        if let node = m.node(at: 1), let hint = m.moduleExtension?.assignmentHint(m, node, key) {
+            return m.fail("cannot assign field '\(key)' of a node (\(hint))")
+        }
         return m.fail("cannot assign field '\(key)' of a node (use node.props.\(key) for your own data)")
     }
 

@@ -174,6 +174,12 @@ final class LuaPayload: ValuePayload {
                 return rt.describe(index)
             }
             return "{…}"
+        case LUA_TUSERDATA:
+            // a node is described by the engine (as its __tostring would): no Lua call, which
+            // fails where the error being described came from (a C stack overflow printed
+            // `node=userdata: 0x…`; found by an acceptance probe)
+            if let m = rt.moduleState, m.L == L, let node = m.node(at: index) { return node.description }
+            return rt.describe(index)
         default:
             return rt.describe(index)
         }

@@ -28,6 +28,10 @@ package protocol ModuleExtension: Sendable {
     /// returns true, or pushes nothing and returns false.
     func pushProperty(_ m: ModuleState, _ node: Node, _ key: String) -> Bool
 
+    /// What to write instead when a script assigns the node field `key` (`button.isEnabled =
+    /// false`): a hint for the error, or nil when the key is not the extension's.
+    func assignmentHint(_ m: ModuleState, _ node: Node, _ key: String) -> String?
+
     /// Called before `tap` performs anything on `node`: returns true when the node refuses the
     /// input (disabled, or busy), after recording the refused action's trace; `tap` then
     /// performs nothing and returns `false`.

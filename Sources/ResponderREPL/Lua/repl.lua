@@ -30,7 +30,10 @@ end
 
 local function hastostring(v)
   local mt = getmetatable(v)
-  return type(mt) == "table" and rawget(mt, "__tostring") ~= nil
+  if type(mt) == "table" then return rawget(mt, "__tostring") ~= nil end
+  -- a protected metatable (`__metatable`, as the kit's tasks, timers and handles have): its
+  -- __tostring cannot be looked at, so ask tostring (they printed as `{}`; found by a probe)
+  return mt ~= nil and not safetostring(v):find("^table: ")
 end
 
 local rank = { number = 1, string = 2, boolean = 3 }

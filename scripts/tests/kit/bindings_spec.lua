@@ -117,6 +117,19 @@ describe("node:onChange", function()
     assert.equal(1, s.value)
   end)
 
+  it("an observer that changes its own state without end ends in a LuaError naming its node", function()
+    -- (the warning described the node as `userdata: 0x…`: describing it called __tostring where
+    -- the C stack had overflowed; found by an acceptance probe)
+    local s = State(0)
+    local root = View "R"
+    mount(root)
+    root:onChange(s, function(n) s.value = n + 1 end)
+    assert.warns("unhandledError", function() s.value = 1 end)
+    local w = responder.warnings()[#responder.warnings()]
+    assert.truthy(w.message:find("node=R}", 1, true), w.message)
+    assert.falsy(w.message:find("userdata", 1, true), w.message)
+  end)
+
   it("checks its arguments", function()
     local node = View "V"
     assert.error_matches(function() node:onChange(3, function() end) end,

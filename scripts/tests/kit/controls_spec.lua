@@ -243,6 +243,17 @@ describe("Toggle", function()
     tap(t)
     assert.is_false(on.value)
   end)
+
+  it("toggle returns true when performed, also when it turns the toggle off (found by an acceptance probe)", function()
+    local t = Toggle "Wi-Fi" { isOn = State(true) }
+    assert.is_true(toggle(t))
+    assert.is_false(t.isOn)
+    assert.is_true(toggle(t))
+    assert.is_true(t.isOn)
+    t:disabled(true)
+    assert.is_false(toggle(t))
+    assert.is_true(t.isOn)
+  end)
 end)
 
 describe("SegmentedControl", function()
@@ -257,11 +268,21 @@ describe("SegmentedControl", function()
     seg.on.valueChange(function(i) log[#log + 1] = i end)
     assert.is_nil(seg.selectedSegment)
     selectSegment(seg, 2)
-    selectSegment(seg, 2) -- already selected
+    assert.is_true(selectSegment(seg, 2)) -- already selected: taken, nothing runs
     selectSegment(seg, 1)
     assert.same({ "Two", 2, "One", 1 }, log)
     assert.equal(1, seg.selectedSegment)
     assert.same({ "One", "Two" }, seg.segments)
+  end)
+
+  it("a segment's action gets the segment's id (found by an acceptance probe)", function()
+    local got
+    local seg = SegmentedControl { segments = { { title = "One" },
+      { title = "Two", id = "two", action = function(_, action) got = action end } } }
+    selectSegment(seg, 2)
+    assert.equal("Two", got.title)
+    assert.equal("two", got.id)
+    assert.equal(2, got.index)
   end)
 
   it("checks the index", function()

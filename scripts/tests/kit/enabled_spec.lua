@@ -85,6 +85,16 @@ describe("disabled controls", function()
     assert.equal("abc", text.value)
   end)
 
+  it("assigning isEnabled, or a control's bound value, says what to do instead (found by an acceptance probe)", function()
+    local b = Button "B" { action = function() end }
+    local t = Toggle "T" { isOn = State(false) }
+    assert.error_matches(function() b.isEnabled = false end,
+      "cannot assign field 'isEnabled' of a node (disable it with node:disabled(true)", nil, true)
+    assert.error_matches(function() t.isOn = true end,
+      "cannot assign field 'isOn' of a node %(it reads the control's binding")
+    assert.error_matches(function() b.color = "red" end, "use node.props.color for your own data", nil, true)
+  end)
+
   it("an enabled control's sendActions still returns how many ran", function()
     local b = Button "B" { action = function() end }
     assert.equal(1, sendActions(b, "touchUpInside"))
