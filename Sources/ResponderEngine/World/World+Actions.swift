@@ -26,11 +26,14 @@ extension World {
     /// actions (`slide`: editingDidBegin, valueChanged, editingDidEnd). When it sent more than
     /// one, the last trace is one action trace of the input (`action slide from Slider#s`) with
     /// the steps of all of them in order, as a disabled control's refusal names the input too.
+    /// When it ran no action and recorded no other trace (a `Toggle` with only its binding),
+    /// the input still records its trace, without steps (SPEC §2.8: every top-level action).
     public func performInput<T>(_ name: String, at node: Node, _ body: () throws -> T) rethrows -> T {
         guard dispatchDepth == 0, inputSteps == nil else { return try body() }
         inputSteps = ([], 0)
+        let before = lastTrace
         defer {
-            if let input = inputSteps, input.actions > 1 {
+            if let input = inputSteps, input.actions > 1 || (input.actions == 0 && lastTrace === before) {
                 lastTrace = Trace(action: Trace.actionValue(name), origin: node, steps: input.steps)
             }
             inputSteps = nil

@@ -330,7 +330,17 @@ enum ControlsInput: ModuleBinding {
                     m.runtime.pushString(id)
                     lua_setfield(L, -2, "id")
                 }
+                // a step of the input's trace, as a dispatch-table entry's: handled, or threw
+                var ran = false
+                defer {
+                    let value = Trace.actionValue(ControlEvent.valueChanged.rawValue)
+                    let step = TraceStep(
+                        node: node, index: index, responder: "segment(\(segment.title))", filter: nil, value: value,
+                        decision: ran ? .handled : .threw)
+                    m.world.recordAction(Trace(action: value, origin: node, steps: [step]))
+                }
                 try m.kitCall(2, 0, from: node)
+                ran = true
             }
             try m.kitSend(node, .valueChanged)
             return m.performed()

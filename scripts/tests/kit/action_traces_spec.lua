@@ -82,4 +82,32 @@ describe("target–action traces", function()
     tap(b)
     assert.equal("action touchUpInside from Button", tostring(responder.lastTrace()):match("^[^\n]*"))
   end)
+
+  it("an input that ran no action still records its trace; a segment's action is a step (found by an acceptance probe)", function()
+    local b = Button "B" { action = function() end }
+    local tg = Toggle "T" { isOn = State(false):binding() }
+    local seg = SegmentedControl { id = "s", segments = { { title = "One", action = function() end }, { title = "Two" } } }
+    mount(View "Root" { b, tg, seg })
+    tap(b)
+    toggle(tg)
+    assert.trace(responder.lastTrace(), { "action toggle from Toggle" })
+    selectSegment(seg, 1)
+    assert.trace(responder.lastTrace(), {
+      "action valueChanged from SegmentedControl#s",
+      "  SegmentedControl#s #1 segment(One)                 handled",
+    })
+    seg:addAction(function() end, { event = "valueChanged", id = "vc" })
+    selectSegment(seg, 2)
+    assert.trace(responder.lastTrace(), {
+      "action valueChanged from SegmentedControl#s",
+      "  SegmentedControl#s #1 action(vc)                   handled",
+    })
+    selectSegment(seg, 1)
+    assert.trace(responder.lastTrace(), {
+      "action selectSegment from SegmentedControl#s",
+      "  SegmentedControl#s #1 segment(One)                 handled",
+      "  SegmentedControl#s #1 action(vc)                   handled",
+    })
+  end)
 end)
+
