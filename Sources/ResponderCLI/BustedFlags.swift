@@ -111,6 +111,55 @@ struct BustedFlags: ParsableArguments {
     @Option(help: "Language of messages: only 'en'.")
     var lang: String?
 
+    @Flag(
+        name: [.customShort("R"), .customLong("recursive")], inversion: .prefixedNo,
+        help: "Search folders' subfolders for spec files (the default); --no-recursive: only the folders given.")
+    var recursive: Bool?
+
+    /// busted's `-c`: the same as `--coverage` (recorded by the sandbox itself: no LuaCov needed).
+    @Flag(name: .customShort("c"), help: "The same as --coverage.")
+    var coverageShort = false
+
+    @Flag(name: .customLong("no-coverage"), help: "Do not record coverage (busted's default).")
+    var noCoverage = false
+
+    // Accepted for busted compatibility and ignored: each file always runs in its own state
+    // (auto-insulate), print is never deferred, no sound, only Lua files are loaded and the
+    // interpreter is the sandbox's own.
+    @Flag(
+        name: .customLong("auto-insulate"), inversion: .prefixedNo,
+        help: "Accepted; each file always runs in its own Lua state.")
+    var autoInsulate: Bool?
+
+    @Flag(name: .customLong("defer-print"), inversion: .prefixedNo, help: "Accepted for busted compatibility; ignored.")
+    var deferPrint: Bool?
+
+    @Flag(
+        name: [.customShort("s"), .customLong("enable-sound")], inversion: .prefixedNo,
+        help: "Accepted for busted compatibility; ignored.")
+    var enableSound: Bool?
+
+    @Option(name: .customLong("loaders"), help: "Accepted for busted compatibility; only Lua files are loaded.")
+    var loaders: [String] = []
+
+    @Flag(name: .customLong("ignore-lua"), help: "Accepted for busted compatibility; ignored.")
+    var ignoreLua = false
+
+    @Option(
+        name: .customLong("lua"), help: "Accepted for busted compatibility; the sandbox's own Lua 5.4 runs the tests.")
+    var lua: String?
+
+    @Option(name: .customLong("Xoutput", withSingleDash: true), help: "Accepted for busted compatibility; ignored.")
+    var outputOptions: [String] = []
+
+    @Option(name: .customLong("Xhelper", withSingleDash: true), help: "Accepted for busted compatibility; ignored.")
+    var helperOptions: [String] = []
+
+    @Option(
+        name: .customLong("coverage-config-file"),
+        help: "Accepted for busted compatibility (LuaCov's settings); ignored.")
+    var coverageConfigFile: String?
+
     /// The values given, without ArgumentParser's wrappers.
     var settings: BustedSettings {
         BustedSettings(
@@ -119,7 +168,8 @@ struct BustedFlags: ParsableArguments {
             configFile: configFile, directory: directory, repeatCount: repeatCount, shuffleSeed: shuffleSeed,
             shuffle: shuffle, shuffleFiles: shuffleFiles, shuffleTests: shuffleTests, sort: sort,
             sortTests: sortTests, list: list, keepGoing: keepGoing, exitOnFailure: exitOnFailure, lazy: lazy,
-            suppressPending: suppressPending)
+            suppressPending: suppressPending, recursive: recursive,
+            coverage: noCoverage ? false : (coverageShort ? true : nil))
     }
 
     /// Rejects values out of range; `TestCommand.validate()` calls it (see ``SandboxFlags/check()``).
@@ -155,4 +205,8 @@ struct BustedSettings: Equatable {
     var exitOnFailure = false
     var lazy: Bool?
     var suppressPending: Bool?
+    /// busted's `-R/--[no-]recursive` (nil: the `.busted` file's, else on).
+    var recursive: Bool?
+    /// busted's `-c` (true) or `--no-coverage` (false); nil: `--coverage` or the `.busted` file's.
+    var coverage: Bool?
 }

@@ -19,11 +19,12 @@ struct CoverageOptions: ParsableArguments {
     @Option(name: .customLong("coverage-format"), help: "Coverage report format: lcov or json.")
     var coverageFormat: String = "lcov"
 
-    func check() throws {
+    /// `also`: coverage was asked for another way (`test -c`, busted's flag).
+    func check(also: Bool = false) throws {
         if !["lcov", "json"].contains(coverageFormat) {
             throw ValidationError("--coverage-format must be lcov or json (got '\(coverageFormat)')")
         }
-        if !coverage && (coverageOutput != nil || coverageFormat != "lcov") {
+        if !coverage && !also && (coverageOutput != nil || coverageFormat != "lcov") {
             throw ValidationError("--coverage-output and --coverage-format need --coverage")
         }
     }

@@ -78,7 +78,7 @@ struct TestCommand: ParsableCommand {
 
     func validate() throws {
         try scenario.check()
-        try coverageOptions.check()
+        try coverageOptions.check(also: busted.coverageShort)
         if let format, !["pretty", "tap", "junit", "json"].contains(format) {
             throw ValidationError("--format must be pretty, tap, junit or json (got '\(format)')")
         }
@@ -99,7 +99,14 @@ struct TestCommand: ParsableCommand {
         TestSettings(
             paths: paths, filter: filter, jobs: jobs, format: format, outputFile: outputFile, handler: handler,
             shard: shard, updateSnapshots: updateSnapshots, busted: busted.settings, scenario: scenario.settings,
-            coverageOptions: coverageOptions.settings)
+            coverageOptions: coverageSettings)
+    }
+
+    /// `--coverage`, with busted's `-c` (on) and `--no-coverage` (off) folded in.
+    var coverageSettings: CoverageSettings {
+        var c = coverageOptions.settings
+        if let on = busted.settings.coverage { c.coverage = on }
+        return c
     }
 
     /// The options a worker gets (already resolved by the parent).
@@ -110,7 +117,7 @@ struct TestCommand: ParsableCommand {
             sortTests: busted.sortTests ?? false, shuffleSeed: busted.shuffleSeed, repeatCount: busted.repeatCount,
             list: busted.list, lazySetup: busted.lazy ?? false, suppressPending: busted.suppressPending ?? false,
             keepGoing: busted.keepGoing ?? true, modulePaths: busted.lpath, helper: busted.helper,
-            statements: busted.statements, updateSnapshots: updateSnapshots, coverage: coverageOptions.coverage
+            statements: busted.statements, updateSnapshots: updateSnapshots, coverage: coverageSettings.coverage
         ).options
     }
 

@@ -40,6 +40,8 @@ extension TestSettings {
         var excludePatterns: [String]
         var run: TestRunOptions
         var shuffleFiles: Bool
+        /// busted's `--[no-]recursive` (or the `.busted` file's `recursive`).
+        var recursive = true
         var workerArguments: [String]
     }
 
@@ -151,6 +153,7 @@ extension TestSettings {
             excludePatterns: list(busted.excludePattern, "exclude-pattern"),
             run: run,
             shuffleFiles: flag(busted.shuffleFiles, "shuffle-files") ?? shuffleAll ?? false,
+            recursive: flag(busted.recursive, "recursive", "R") ?? true,
             workerArguments: args)
     }
 
@@ -162,7 +165,7 @@ extension TestSettings {
         }
         let resolved = try resolve()
 
-        var selection = TestDiscovery.Selection()
+        var selection = TestDiscovery.Selection(recursive: resolved.recursive)
         do {
             if !resolved.patterns.isEmpty { selection.pattern = try LuaPatternMatcher(resolved.patterns) }
             if !resolved.excludePatterns.isEmpty { selection.exclude = try LuaPatternMatcher(resolved.excludePatterns) }

@@ -6,7 +6,7 @@ import ResponderLua
 
 /// Finds the files `responder test` runs.
 ///
-/// - A folder is searched recursively for `*_spec.lua`; folders whose name starts with `.` or `_`
+/// - A folder is searched recursively (unless busted's `--no-recursive`) for `*_spec.lua`; folders whose name starts with `.` or `_`
 ///   (`.git`, `.build`, `__snapshots__`, `_busted_compat`, …) are skipped while recursing, but a
 ///   folder named explicitly is always searched. Symbolic links to folders are not followed.
 /// - A file named explicitly is a spec when it ends in `_spec.lua`, otherwise a plain script.
@@ -21,10 +21,13 @@ package enum TestDiscovery {
     package struct Selection {
         package var pattern: LuaPatternMatcher?
         package var exclude: LuaPatternMatcher?
+        /// busted's `--[no-]recursive`: whether subfolders of a folder are searched too.
+        package var recursive: Bool
 
-        package init(pattern: LuaPatternMatcher? = nil, exclude: LuaPatternMatcher? = nil) {
+        package init(pattern: LuaPatternMatcher? = nil, exclude: LuaPatternMatcher? = nil, recursive: Bool = true) {
             self.pattern = pattern
             self.exclude = exclude
+            self.recursive = recursive
         }
 
         package func isSpec(_ name: String) -> Bool {
@@ -75,7 +78,7 @@ package enum TestDiscovery {
             guard lstat(path, &st) == 0 else { continue }
             let kind = st.st_mode & S_IFMT
             if kind == S_IFDIR {
-                if name.hasPrefix(".") || name.hasPrefix("_") { continue }
+                if name.hasPrefix(".") || name.hasPrefix("_") || !selection.recursive { continue }
                 walk(path, selection, into: &found)
             } else if selection.isSpec(name) && (kind == S_IFREG || (kind == S_IFLNK && FileText.isFile(path))) {
                 found[path] = false

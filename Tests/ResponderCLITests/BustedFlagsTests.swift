@@ -119,6 +119,40 @@ struct BustedFlagsTests {
         #expect(H.contains(failed.stderr, "describe error"))
     }
 
+    /// busted 2.1.1's remaining flags are accepted (they were usage errors; found by an
+    /// acceptance probe): `-R/--[no-]recursive` and the `.busted` key `recursive` choose whether
+    /// subfolders are searched, `-c` records coverage as `--coverage` does, `--no-coverage` does
+    /// not; the others have nothing to change here and are ignored.
+    @Test func recursionCoverageAndTheFlagsThatChangeNothingHere() throws {
+        let dir = try H.folder([
+            "spec/a_spec.lua": "it('top', function() end)\n",
+            "spec/sub/b_spec.lua": "it('below', function() end)\n",
+        ])
+        #expect(names(try H.run(dir, ["--format", "json"]).stdout) == ["top", "below"])
+        #expect(names(try H.run(dir, ["--no-recursive", "--format", "json"]).stdout) == ["top"])
+        #expect(names(try H.run(dir, ["-R", "--format", "json"]).stdout) == ["top", "below"])
+        let ignored = try H.run(
+            dir,
+            [
+                "-s", "--no-enable-sound", "--auto-insulate", "--no-auto-insulate", "--defer-print",
+                "--no-defer-print", "--loaders=lua", "--ignore-lua", "--lua=lua5.4", "-Xoutput", "a,b", "-Xhelper",
+                "c", "--coverage-config-file=.luacov", "--no-coverage",
+            ])
+        #expect(ignored.status == 0, "\(ignored.stderr)")
+        #expect(H.contains(ignored.stdout, "2 passed, 0 failed, 0 skipped"))
+        #expect(H.read(dir + "/coverage/lcov.info") == nil)
+        let covered = try H.run(dir, ["-c"])
+        #expect(covered.status == 0, "\(covered.stderr)")
+        #expect(H.read(dir + "/coverage/lcov.info") != nil)
+        let file = try H.folder([
+            ".busted": "return { default = { recursive = false } }\n",
+            "spec/a_spec.lua": "it('top', function() end)\n",
+            "spec/sub/b_spec.lua": "it('below', function() end)\n",
+        ])
+        #expect(names(try H.run(file, ["--format", "json"]).stdout) == ["top"])
+        #expect(names(try H.run(file, ["--recursive", "--format", "json"]).stdout) == ["top", "below"])
+    }
+
     @Test func bustedFileTasks() throws {
         let dir = try H.folder([
             ".busted": """
