@@ -74,6 +74,31 @@ private let specB = """
 struct CoverageCommandTests {
     typealias H = CoverageHarness
 
+    /// Each control is one record, counted once per input that drove it: two `Button`s without
+    /// ids under one parent were one record `Root > Button`, and one tap counted 3 (the tap, the
+    /// button's touchUpInside, …); found by an acceptance probe.
+    @Test func controlsSharingAPathAreApartAndEachInputCountsOnce() throws {
+        let dir = try H.folder([
+            "two.lua": """
+            local root = View "Root" { Button "Inc" { action = function() end }, Button "Dec" { action = function() end },
+              Slider { value = State(0):binding(), range = { 0, 10 }, onEditingChanged = function() end } }
+            mount(root)
+            tap(root.children[1])
+            slide(root.children[3], 4)
+            slide(root.children[3], 6)
+            """
+        ])
+        let out = try H.run(dir, ["run", "two.lua", "--coverage", "--coverage-format", "json"])
+        #expect(out.termination == .exited(0), "\(out.stdout)\(out.stderr)")
+        // (run prints the summary on stderr, after the script's own output)
+        #expect(H.contains(out.stderr, "Tappable nodes and controls: 2 of 3 driven"), "\(out.stderr)")
+        #expect(H.contains(out.stderr, "never driven: Button Root > Button[2]"), "\(out.stderr)")
+        let json = H.read(dir + "/coverage/coverage.json") ?? ""
+        #expect(H.contains(json, #"{"kind": "Button", "node": "Root > Button[1]", "driven": 1}"#), "\(json)")
+        #expect(H.contains(json, #"{"kind": "Button", "node": "Root > Button[2]", "driven": 0}"#), "\(json)")
+        #expect(H.contains(json, #"{"kind": "Slider", "node": "Root > Slider", "driven": 2}"#), "\(json)")
+    }
+
     @Test func lcovIsReadByLcovAndGenhtmlWithoutWarnings() throws {
         let dir = try H.folder(["screen.lua": screen, "a_spec.lua": specA, "b_spec.lua": specB])
         let out = try H.run(dir, ["test", ".", "--coverage", "--jobs", "2"])

@@ -30,6 +30,7 @@ extension World {
     /// the input still records its trace, without steps (SPEC §2.8: every top-level action).
     public func performInput<T>(_ name: String, at node: Node, _ body: () throws -> T) rethrows -> T {
         guard dispatchDepth == 0, inputSteps == nil else { return try body() }
+        if actionDepth == 0 { driveSerial &+= 1 }
         inputSteps = ([], 0)
         let before = lastTrace
         defer {

@@ -64,7 +64,11 @@ public final class World {
     public var willReset: (() -> Void)?
     /// Called with every node that simulated input drives: ``tap(_:count:location:)`` and the
     /// bridge's controls (through ``noteDriven(_:)``). Used by coverage; `nil` costs nothing.
-    public var driveObserver: ((Node) -> Void)?
+    /// The second argument is the drive's serial: the same for every node a single input or
+    /// action drives (a `tap` that sends touchUpInside drives its button once).
+    public var driveObserver: ((Node, Int) -> Void)?
+    /// Counts drives: each outermost action, simulated input, or drive outside both.
+    @exclusivity(unchecked) var driveSerial = 0
     /// How many times ``reset()`` ran (state kept per world "generation" compares it).
     public private(set) var generation = 0
     /// Called once when the outermost running action ends, then cleared (set it again for the
@@ -111,7 +115,11 @@ public final class World {
 
     /// Tells ``driveObserver`` that simulated input drove `node`.
     @inline(__always)
-    public func noteDriven(_ node: Node) { driveObserver?(node) }
+    public func noteDriven(_ node: Node) {
+        guard let observer = driveObserver else { return }
+        if actionDepth == 0 && inputSteps == nil { driveSerial &+= 1 }  // a drive of its own
+        observer(node, driveSerial)
+    }
 
     /// Empties ``warnings``.
     public func clearWarnings() {
@@ -139,6 +147,7 @@ public final class World {
 
     func beginAction() throws {
         try checkPendingAbort()
+        if actionDepth == 0 && inputSteps == nil { driveSerial &+= 1 }
         actionDepth += 1
     }
 

@@ -51,6 +51,8 @@ public final class CoverageRecorder {
     private final class DriveMark {
         weak var node: Node?
         var count = 0
+        /// The drive that counted last (see ``World/driveObserver``).
+        var serial = 0
         init(_ node: Node) { self.node = node }
     }
 
@@ -80,7 +82,7 @@ public final class CoverageRecorder {
     func attach(to world: World) {
         self.world = world
         world.willReset = { [weak self] in self?.collectTree() }
-        world.driveObserver = { [weak self] node in self?.noteDriven(node) }
+        world.driveObserver = { [weak self] node, serial in self?.noteDriven(node, serial) }
     }
 
     // MARK: - lines
@@ -162,13 +164,17 @@ public final class CoverageRecorder {
         sites.append(site)
     }
 
-    private func noteDriven(_ node: Node) {
+    /// Counts a drive of `node` once per input or action (`serial`): a `tap` that sends the
+    /// button's touchUpInside counted it twice, a `slide` (three control actions) three times.
+    private func noteDriven(_ node: Node, _ serial: Int) {
         let key = ObjectIdentifier(node)
         if let mark = driven[key], mark.node === node {
-            mark.count += 1
+            if mark.serial != serial { mark.count += 1 }
+            mark.serial = serial
         } else {
             let mark = DriveMark(node)
             mark.count = 1
+            mark.serial = serial
             driven[key] = mark
         }
     }
@@ -176,16 +182,33 @@ public final class CoverageRecorder {
     /// Records the mounted tree's tappable nodes and controls and folds the counters so far.
     func collectTree() {
         if let root = world?.root {
-            var stack = [root]
-            while let node = stack.popLast() {
+            // each node with the path coverage names it by: `node.path()`, with a position added
+            // to a step that siblings share (`Root > Button[2]` for the second of two Buttons
+            // without ids: two controls of one path were one record; found by a probe)
+            var stack = [(root, root.description)]
+            while let (node, path) = stack.popLast() {
                 let isControl = node.host >= 10
                 if isControl || !node.tapActions.isEmpty {
                     let mark = driven[ObjectIdentifier(node)]
                     let count = mark?.node === node ? mark!.count : 0
-                    collected.add(
-                        CoverageData.Control(kind: isControl ? node.name : "tap", node: node.path(), driven: count))
+                    collected.add(CoverageData.Control(kind: isControl ? node.name : "tap", node: path, driven: count))
                 }
-                stack.append(contentsOf: node.children.reversed())
+                let children = node.children
+                var seen: [String: Int] = [:]
+                for child in children { seen[child.description, default: 0] += 1 }
+                var positions: [String: Int] = [:]
+                var below: [(Node, String)] = []
+                below.reserveCapacity(children.count)
+                for child in children {
+                    let text = child.description
+                    var step = text
+                    if seen[text, default: 0] > 1 {
+                        positions[text, default: 0] += 1
+                        step += "[\(positions[text]!)]"
+                    }
+                    below.append((child, path + " > " + step))
+                }
+                stack.append(contentsOf: below.reversed())
             }
         }
         driven = [:]
