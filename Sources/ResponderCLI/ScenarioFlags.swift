@@ -7,16 +7,18 @@ struct SandboxFlags: ParsableArguments {
     @Option(help: "Default safety level at the root: relaxed, strict or disabled.")
     var safety: String = ScenarioSettings.defaults.safety
 
+    // (numeric options take the next word even when it starts with '-': `--timeout -1` is then
+    // refused for its value, not read as a missing value; and `--seed -5` is a seed)
     @Option(
-        name: .customLong("max-instructions"),
+        name: .customLong("max-instructions"), parsing: .unconditional,
         help: "Instruction budget per file, counted exactly (default 1000000000, sampled).")
     var maxInstructions: Int64?
 
-    @Option(name: .customLong("max-memory"), help: "Memory cap per Lua state in MiB.")
+    @Option(name: .customLong("max-memory"), parsing: .unconditional, help: "Memory cap per Lua state in MiB.")
     var maxMemory: Int = ScenarioSettings.defaults.maxMemory
 
     @Option(
-        name: .customLong("timeout"),
+        name: .customLong("timeout"), parsing: .unconditional,
         help: """
             Wall-clock limit in seconds: the whole script (run, graph), each file (test), each entry (repl), \
             each run (explore); default 60 (explore: none).
@@ -41,7 +43,7 @@ struct SandboxFlags: ParsableArguments {
 struct ScenarioFlags: ParsableArguments {
     @OptionGroup var sandbox: SandboxFlags
 
-    @Option(help: "Seed for math.random.")
+    @Option(parsing: .unconditional, help: "Seed for math.random.")
     var seed: Int64?
 
     /// See ``SandboxFlags/check()``.

@@ -111,7 +111,29 @@ import Testing
             let r = try H.shell(command + ["--timeout", value], in: dir, prefix: "")
             #expect(H.exited(r, 2), "\(command) \(value): \(H.show(r))")
             #expect(H.contains(r.stderr, "--timeout"), "\(command) \(value): \(H.show(r))")
+            // a number out of range is refused for its value, also when it starts with '-' (it
+            // read as a missing value)
+            if Double(value) != nil {
+                #expect(H.contains(r.stderr, "--timeout must be"), "\(command) \(value): \(H.show(r))")
+            }
         }
+    }
+
+    /// Negative numbers are values of the numeric options: refused for what they are, or taken
+    /// (`--seed -5` is a seed).
+    @Test func negativeNumbersAreValuesOfNumericOptions() throws {
+        let dir = try H.folder(["a.lua": "print(math.random(1000))\n"])
+        for (flag, words) in [
+            ("--max-instructions", "--max-instructions must be"), ("--max-memory", "--max-memory must be"),
+        ] {
+            let r = try H.shell(["run", "a.lua", flag, "-5"], in: dir, prefix: "")
+            #expect(H.exited(r, 2), "\(flag): \(H.show(r))")
+            #expect(H.contains(r.stderr, words), "\(flag): \(H.show(r))")
+        }
+        let seeded = try H.shell(["run", "a.lua", "--seed", "-5"], in: dir, prefix: "")
+        let again = try H.shell(["run", "a.lua", "--seed", "-5"], in: dir, prefix: "")
+        #expect(H.exited(seeded, 0), "\(H.show(seeded))")
+        #expect(seeded.stdout == again.stdout && !seeded.stdout.isEmpty)
     }
 
     /// Nothing reads an unhandled event's description under `--safety disabled`: 40 triggers
