@@ -236,6 +236,12 @@ final class KitRegistry {
     private var purgeAt = 64
     /// The text field being edited (focus), if any.
     weak var focused: Node?
+    /// Some custom `Binding` has `onChange` observers: State writes re-read them (see
+    /// `ModuleState.recheckCustomBindings`).
+    var watchesBindings = false
+    /// Writes through custom bindings running (their `set`): the re-read waits for the
+    /// outermost to end, so each change is seen once.
+    var bindingWrites = 0
     /// Numbers generated ids (`action#1`, `on.tap#2`, …) of entries added without one.
     private var lastGeneratedId = 0
 

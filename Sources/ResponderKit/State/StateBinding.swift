@@ -18,7 +18,7 @@ final class StateBox {
 }
 
 /// A `Binding`: derived from a State (user value 1 is the State's userdata) or custom
-/// (user values 1 and 2 are `get` and `set`).
+/// (user values 1 and 2 are `get` and `set`, 3 the value its `onChange` observers saw last).
 final class BindingBox {
     let isCustom: Bool
     var observers: [KitObserver] = [] { didSet { observersMemory.sync(count: observers.count) } }
@@ -79,7 +79,7 @@ enum StateBinding: ModuleBinding {
             let got = lua_type(L, i) == LUA_TNIL ? "nil" : m.kindName(at: i)
             return m.fail("bad field '\(name)' in Binding { … } (function expected, got \(got))")
         }
-        m.push(BindingBox(isCustom: true, meter: m.world.meter), .binding, uservalues: 2)
+        m.push(BindingBox(isCustom: true, meter: m.world.meter), .binding, uservalues: 3)
         lua_pushvalue(L, -3)
         lua_setiuservalue(L, -2, 1)
         lua_pushvalue(L, -2)
@@ -194,6 +194,12 @@ enum StateBinding: ModuleBinding {
             s.observers.append(observer)
         } else if let b = m.object(at: 2, .binding, as: BindingBox.self) {
             if b.isCustom {
+                if b.observers.allSatisfy({ $0.fn.node == nil }) {
+                    // the value its observers start from; State writes re-read it from now on
+                    guard m.readBinding(b, at: 2) else { return LUASHIM_RAISE }
+                    lua_setiuservalue(L, 2, 3)
+                    m.watchBinding(at: 2)
+                }
                 b.observers.append(observer)
             } else {
                 lua_getiuservalue(L, 2, 1)
@@ -237,6 +243,98 @@ extension ModuleState {
         if lua_rawequal(L, old, vi) != 0 { return }
         try fire(box.observers, newAt: vi, oldAt: old)
         box.observers.removeAll { $0.fn.node == nil }
+        try recheckCustomBindings()
+    }
+
+    /// Registry key of the custom bindings that have `onChange` observers (weak keys).
+    static let watchedBindingsKey = "responder.watchedBindings"
+
+    /// Adds the custom binding at `index` to the bindings State writes re-read.
+    func watchBinding(at index: Int32) {
+        let bi = lua_absindex(L, index)
+        if lua_getfield(L, luashim_registryindex(), Self.watchedBindingsKey) != LUA_TTABLE {
+            luashim_pop(L, 1)
+            lua_createtable(L, 0, 1)
+            lua_createtable(L, 0, 1)
+            runtime.pushString("k")
+            lua_setfield(L, -2, "__mode")
+            lua_setmetatable(L, -2)
+            lua_pushvalue(L, -1)
+            lua_setfield(L, luashim_registryindex(), Self.watchedBindingsKey)
+        }
+        lua_pushvalue(L, bi)
+        lua_pushboolean(L, 1)
+        lua_rawset(L, -3)
+        luashim_pop(L, 1)
+        kit.watchesBindings = true
+    }
+
+    /// A custom `Binding { get, set }` reads other state: its `onChange` observers fire when
+    /// what `get` returns changed, however it changed (a write to a State it reads, or through
+    /// the binding), as SwiftUI compares `onChange(of:)` values when the view updates. Called
+    /// after every State write and every write through a custom binding: each watched binding's
+    /// `get` runs and is compared with the value its observers saw last (they fired only for
+    /// writes through the binding itself; found by an acceptance probe). A failing `get` is
+    /// reported from the first observer's node, except `raising`'s (the binding the script wrote
+    /// through): `KitScriptRaise` is thrown with its error on top, as for a failing `set`.
+    func recheckCustomBindings(raising: BindingBox? = nil) throws {
+        guard kit.watchesBindings, kit.bindingWrites == 0 else { return }
+        let top = lua_gettop(L)
+        var keep = top
+        defer { lua_settop(L, keep) }
+        guard lua_getfield(L, luashim_registryindex(), Self.watchedBindingsKey) == LUA_TTABLE else { return }
+        // a snapshot: observers may watch more bindings while they run
+        let watched = lua_gettop(L)
+        lua_createtable(L, 8, 0)
+        let list = lua_gettop(L)
+        var count: lua_Integer = 0
+        lua_pushnil(L)
+        while lua_next(L, watched) != 0 {
+            luashim_pop(L, 1)
+            lua_pushvalue(L, -1)
+            count += 1
+            lua_rawseti(L, list, count)
+        }
+        if count == 0 {
+            kit.watchesBindings = false
+            return
+        }
+        var i: lua_Integer = 1
+        while i <= count {
+            defer { i += 1 }
+            lua_settop(L, list)
+            lua_rawgeti(L, list, i)
+            let bi = lua_gettop(L)
+            guard let box = object(at: bi, .binding, as: BindingBox.self), box.isCustom else { continue }
+            box.observers.removeAll { $0.fn.node == nil }
+            if box.observers.isEmpty {
+                lua_pushvalue(L, bi)
+                lua_pushnil(L)
+                lua_rawset(L, watched)
+                continue
+            }
+            // observers fire only while their node is mounted (SPEC §2.10): without one, `get`
+            // is not run (a binding of an earlier test's world stays quiet)
+            guard let first = box.observers.lazy.compactMap({ $0.fn.node }).first(where: { $0.isMounted }) else {
+                continue
+            }
+            guard readBinding(box, at: bi) else {
+                if box === raising {
+                    lua_copy(L, -1, top + 1)  // the error, where the stack is cut back to
+                    keep = top + 1
+                    throw KitScriptRaise()
+                }
+                try reportFailedCall(from: first)
+                continue
+            }
+            let new = lua_gettop(L)
+            lua_getiuservalue(L, bi, 3)
+            let old = lua_gettop(L)
+            if lua_rawequal(L, old, new) != 0 { continue }
+            lua_pushvalue(L, new)
+            lua_setiuservalue(L, bi, 3)
+            try fire(box.observers, newAt: new, oldAt: old)
+        }
     }
 
     /// Runs observers `fn(new, old)`, each from its node, while that node is mounted (SPEC §2.10).
@@ -287,24 +385,15 @@ extension ModuleState {
             lua_settop(L, top)
             return false
         }
-        let observers = box.observers.filter { $0.fn.node != nil }
-        box.observers = observers
-        var old: Int32 = 0
-        if !observers.isEmpty {
-            guard readBinding(box, at: bi) else { return try failed() }
-            old = lua_gettop(L)
-        }
         lua_getiuservalue(L, bi, 2)
         lua_pushvalue(L, vi)
-        guard runtime.callKeepingError(1, 0) == LUA_OK else { return try failed() }
-        if !observers.isEmpty {
-            guard readBinding(box, at: bi) else { return try failed() }
-            let new = lua_gettop(L)
-            if lua_rawequal(L, old, new) == 0 {
-                try fire(observers, newAt: new, oldAt: old)
-            }
-        }
+        kit.bindingWrites += 1
+        let status = runtime.callKeepingError(1, 0)
+        kit.bindingWrites -= 1
+        guard status == LUA_OK else { return try failed() }
         lua_settop(L, top)
+        // the observers of this binding (and of any other custom binding the write changed)
+        try recheckCustomBindings(raising: node == nil ? box : nil)
         return true
     }
 }

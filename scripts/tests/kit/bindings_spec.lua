@@ -103,6 +103,41 @@ describe("node:onChange", function()
     assert.same({ { 4, 0 }, { 0, 4 } }, got)
   end)
 
+  it("a custom Binding's observers fire when what it reads changes, however it changed (found by an acceptance probe)", function()
+    local s = State(1)
+    local tens = Binding { get = function() return s.value * 10 end, set = function(v) s.value = v // 10 end }
+    local node = View "Label"
+    mount(node)
+    local got = {}
+    node:onChange(tens, function(new, old) got[#got + 1] = old .. ">" .. new end)
+    s.value = 2          -- the source changed: the binding reads 20
+    tens.value = 50      -- through the binding: once, not once for the State and once for the binding
+    tens.value = 55      -- sets the State to 5 again: no change
+    s.value = 5
+    assert.same({ "10>20", "20>50" }, got)
+    -- a binding over plain data still fires for writes through it
+    local box = { v = "a" }
+    local plain = Binding { get = function() return box.v end, set = function(v) box.v = v end }
+    local seen = {}
+    node:onChange(plain, function(new) seen[#seen + 1] = new end)
+    plain.value = "b"
+    plain.value = "b"
+    assert.same({ "b" }, seen)
+  end)
+
+  it("a failing get: raised to a write through the binding, reported from the node for a State write", function()
+    local broken = false
+    local s = State(1)
+    local b = Binding { get = function() if broken then error("get broke") end return s.value end,
+                        set = function(v) s.value = v end }
+    local node = View "Label"
+    mount(node)
+    node:onChange(b, function() end)
+    broken = true
+    assert.error_matches(function() b.value = 3 end, "get broke")
+    assert.warns("unhandledError", function() s.value = 4 end)
+  end)
+
   it("an error in the observer is reported from its node", function()
     local s = State(0)
     local root = View "Root" { View "Label" }
