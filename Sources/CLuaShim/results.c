@@ -1,9 +1,12 @@
 #define _GNU_SOURCE
 #include "luashim.h"
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The lines a test worker has not yet sent its parent (the records of the file it runs): sent
@@ -17,6 +20,13 @@
 static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *pending;
 static size_t pending_count, pending_capacity;
+static int64_t pending_since;   /* CLOCK_MONOTONIC ns when the oldest pending line was added */
+
+static int64_t monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 /* Writes all `n` bytes to fd (retrying after EINTR and short writes); 0 when it could not. */
 static int write_all(int fd, const char *bytes, size_t n) {
@@ -47,6 +57,7 @@ int luashim_results_append(const void *bytes, size_t n) {
         }
     }
     if (ok) {
+        if (pending_count == 0) pending_since = monotonic_ns();
         memcpy(pending + pending_count, bytes, n);
         pending_count += n;
     }
@@ -77,3 +88,25 @@ void luashim_results_send_at_exit(int fd) {
     pending_count = 0;
     pthread_mutex_unlock(&pending_lock);
 }
+
+void luashim_results_send_due(int fd, int64_t now) {
+    /* From the timer thread, every tick while a worker runs Lua: lines pending for more than
+     * 20 ms go out, so a worker killed in a long test (SIGKILL, a crash) loses at most the last
+     * few. Never blocks the timer: the lock is only tried, and at most PIPE_BUF bytes are written,
+     * and only when poll says the pipe has room for them (a write of that size then does not
+     * wait); the rest goes at the next tick or with the file's end. */
+    if (pthread_mutex_trylock(&pending_lock) != 0) return;
+    if (pending_count > 0 && now - pending_since >= 20 * 1000000) {
+        struct pollfd p = { .fd = fd, .events = POLLOUT, .revents = 0 };
+        if (poll(&p, 1, 0) == 1 && (p.revents & POLLOUT)) {
+            size_t n = pending_count < PIPE_BUF ? pending_count : PIPE_BUF;
+            ssize_t w = write(fd, pending, n);
+            if (w > 0) {
+                memmove(pending, pending + w, pending_count - (size_t)w);
+                pending_count -= (size_t)w;
+            }
+        }
+    }
+    pthread_mutex_unlock(&pending_lock);
+}
+

@@ -207,6 +207,7 @@ struct BustedSettings: Equatable {
     var suppressPending: Bool?
     /// busted's `-R/--[no-]recursive` (nil: the `.busted` file's, else on).
     var recursive: Bool?
-    /// busted's `-c` (true) or `--no-coverage` (false); nil: `--coverage` or the `.busted` file's.
+    /// busted's `-c` (true) or `--no-coverage` (false, whatever else was given); nil: `--coverage`
+    /// decides. (A `.busted` file's `coverage` is not read: in busted it asks for LuaCov.)
     var coverage: Bool?
 }

@@ -360,9 +360,11 @@ struct TestCommandTests {
 
     @Test func aWorkerThatDiesIsReplacedForAFileWaitingBehindALongOne() throws {
         // worker 1 runs a (long) with c waiting behind it; worker 2 crashes on b with no file
-        // left to hand out: a fresh worker takes c, so c overlaps a instead of following it
+        // left to hand out: a fresh worker takes c, so c overlaps a instead of following it. (a
+        // runs 2 s: with the other suites loading both cores, starting the fresh worker took
+        // long enough in one run of three that a, 1 s then, ended first and c followed it.)
         let dir = try H.folder([
-            "a_spec.lua": "it('a', function() local t = os.clock() while os.clock() - t < 1.0 do end end)\n",
+            "a_spec.lua": "it('a', function() local t = os.clock() while os.clock() - t < 2.0 do end end)\n",
             "b_crash_spec.lua": "it('b', function() end)\n",
             "c_spec.lua": "it('c', function() local t = os.clock() while os.clock() - t < 0.3 do end end)\n",
         ])

@@ -48,3 +48,32 @@ import Testing
         #expect(TextEscaper.unescapeField("no backslash, as is") == "no backslash, as is")
     }
 }
+
+/// A worker sends a file's results together with its end, but results that wait longer than
+/// 20 ms go out from the timer thread: a worker killed in a long test (SIGKILL, a crash) has sent
+/// the results of the tests that ended before it (found by the review: they were lost).
+@Suite struct WorkerResultsTests {
+    @Test func resultsOfEndedTestsReachTheParentBeforeAKillInALongTest() throws {
+        let dir = try RunHarness.folder([
+            "slow_spec.lua": """
+            it("a", function() end)
+            it("b", function() end)
+            it("c", function() end)
+            it("slow", function() local t = os.clock() while os.clock() - t < 4 do end end)
+            """
+        ])
+        let binary = RunHarness.quote(try ResponderBinary.path())
+        let script =
+            "cd \(RunHarness.quote(dir)) || exit 1; "
+            + "( printf 'S\\tslow_spec.lua\\n'; sleep 3 ) | \(binary) test --worker 3>out.txt & w=$!; "
+            + "sleep 1.5; kill -9 $w; wait; cat out.txt"
+        guard let out = TestProcess.run("/bin/sh", ["-c", script]) else {
+            Issue.record("cannot spawn /bin/sh")
+            return
+        }
+        let lines = out.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0.hasPrefix("R\t") }.count == 3, "\(out.stdout)\(out.stderr)")
+        #expect(lines.contains { $0.hasPrefix("R\t=a\t") && $0.contains("\tpassed\t") }, "\(out.stdout)")
+        #expect(!lines.contains("E"), "\(out.stdout)")
+    }
+}

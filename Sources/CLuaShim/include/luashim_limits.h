@@ -100,6 +100,9 @@ int luashim_results_send(int fd);
 size_t luashim_results_pending(void);
 /* The hard exit's send, from the timer thread: skipped when the lock is held. */
 void luashim_results_send_at_exit(int fd);
+/* The timer's send of lines pending for more than 20 ms (`now`: CLOCK_MONOTONIC ns); never
+ * blocks. */
+void luashim_results_send_due(int fd, int64_t now);
 
 /** Instructions charged so far (exact or estimated) since the last luashim_limits_reset. */
 int64_t luashim_instructions_charged(lua_State *L);

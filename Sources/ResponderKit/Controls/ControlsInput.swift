@@ -339,8 +339,8 @@ enum ControlsInput: ModuleBinding {
                         decision: ran ? .handled : .threw)
                     m.world.recordAction(Trace(action: value, origin: node, steps: [step]))
                 }
-                try m.kitCall(2, 0, from: node)
-                ran = true
+                // (false: the action raised, and its error was reported from the control)
+                ran = try m.kitCall(2, 0, from: node)
             }
             try m.kitSend(node, .valueChanged)
             return m.performed()

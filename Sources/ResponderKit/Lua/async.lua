@@ -33,9 +33,13 @@ local function onGrid(t)
   return math.floor(ns + 0.5) / 1e9
 end
 -- advance() runs due tasks and timers: one of them calling advance() again would move the clock
--- under the outer call (which then set it back)
-local advancing = false
-local advancingEnds = setmetatable({}, { __close = function() advancing = false end })
+-- under the outer call (which then set it back). `advancing` is the thread running advance; a
+-- to-be-closed variable clears it, also when an error leaves advance, except in a coroutine that
+-- dies of that error (its variables close only when it is closed): a dead thread's mark is stale.
+local advancing = nil
+-- How many times reset() ran: an advance that a reset interrupted stops there.
+local resets = 0
+local advancingEnds = setmetatable({}, { __close = function() advancing = nil end })
 local queue, live, threads = {}, {}, {}
 local data = setmetatable({}, { __mode = "k" })
 local SLEEP, CANCEL = {}, {}
@@ -246,20 +250,24 @@ local function advance(seconds)
   if type(seconds) ~= "number" or seconds < 0 or seconds ~= seconds then
     argerr(1, "advance", "seconds (non-negative number)", seconds)
   end
-  if advancing then
+  if advancing and costatus(advancing) ~= "dead" then
     error("advance cannot be called inside a task, timer or callback that advance runs "
       .. "(sleep inside a task waits on the clock)", 2)
   end
-  advancing = true
+  advancing = corunning()
   local _ <close> = advancingEnds
   reconcile()
   local target = onGrid(now + seconds)
+  local generation = resets
   while queue[1] and queue[1].due <= target do
     local e = popDue()
     if not e.dead then
       data[e.task].entry = nil
       if e.due > now then now = e.due end
       step(e.task)
+      -- responder.reset() inside what ran: the clock and queue are the new world's, left as reset
+      -- made them (setting the old target would move the new clock; found by the review)
+      if resets ~= generation then return now end
     end
   end
   now = target
@@ -352,7 +360,8 @@ local function reset()
     local d = data[t]
     if d then d.state, d.co = "cancelled", nil end
   end
-  now, seq, advancing = 0, 0, false
+  -- (an advance running on keeps its mark: advance inside what it runs stays refused)
+  now, seq, resets = 0, 0, resets + 1
   queue, live, threads, stepping = {}, {}, {}, {}
   running = setmetatable({}, { __mode = "k" })
 end

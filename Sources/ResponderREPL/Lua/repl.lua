@@ -28,12 +28,16 @@ local function safetostring(v)
   return "<" .. type(v) .. ">"
 end
 
+-- Whether v prints by its __tostring; with a protected metatable (`__metatable`, as the kit's
+-- tasks, timers and handles have; they printed as `{}`) its __tostring cannot be looked at, so
+-- tostring is asked once and its text returned too.
 local function hastostring(v)
   local mt = getmetatable(v)
   if type(mt) == "table" then return rawget(mt, "__tostring") ~= nil end
-  -- a protected metatable (`__metatable`, as the kit's tasks, timers and handles have): its
-  -- __tostring cannot be looked at, so ask tostring (they printed as `{}`; found by a probe)
-  return mt ~= nil and not safetostring(v):find("^table: ")
+  if mt == nil then return false end
+  local text = safetostring(v)
+  if text:find("^table: ") then return false end
+  return true, text
 end
 
 local rank = { number = 1, string = 2, boolean = 3 }
@@ -154,8 +158,10 @@ function render(v, depth, seen, indent)
       return "function " .. name
     end
   end
-  if t ~= "table" or hastostring(v) then
-    local s = safetostring(v)
+  local printable, text = false, nil
+  if t == "table" then printable, text = hastostring(v) end
+  if t ~= "table" or printable then
+    local s = text or safetostring(v)
     if depth > 0 and s:find("\n", 1, true) then
       s = s:match("^[^\n]*") .. " ..."
     end

@@ -109,5 +109,16 @@ describe("target–action traces", function()
       "  SegmentedControl#s #1 action(vc)                   handled",
     })
   end)
+
+  it("a segment action that raised is a threw step (found by the review)", function()
+    local seg = SegmentedControl { id = "s", segments = { { title = "One" },
+      { title = "Two", action = function() error("segboom") end } } }
+    mount(View "Root" { seg })
+    assert.warns("unhandledError", function() selectSegment(seg, 2) end)
+    assert.trace(responder.lastTrace(), {
+      "action valueChanged from SegmentedControl#s",
+      "  SegmentedControl#s #2 segment(Two)                 threw",
+    })
+  end)
 end)
 
