@@ -65,13 +65,6 @@ int luashim_results_append(const void *bytes, size_t n) {
     return ok;
 }
 
-size_t luashim_results_pending(void) {
-    pthread_mutex_lock(&pending_lock);
-    size_t n = pending_count;
-    pthread_mutex_unlock(&pending_lock);
-    return n;
-}
-
 int luashim_results_send(int fd) {
     pthread_mutex_lock(&pending_lock);
     int ok = write_all(fd, pending, pending_count);

@@ -40,16 +40,15 @@ package enum TestWorker {
                 }
                 // Testing aid: lets the CLI tests check that a crashed worker costs one file only.
                 if let crash = crashTrigger, path.contains(crash) { kill(getpid(), SIGKILL) }
-                var lines = ResultLines()
                 TestFramework.runFile(
                     path, plain: plain, options: options,
-                    emit: { record in lines.add(TestProtocol.encodeBytes(record)) },
+                    emit: { record in ResultLines.add(TestProtocol.encodeBytes(record)) },
                     coverage: { data in
                         let text = data.wireLines().map { $0 + "\n" }.joined()
-                        lines.add(Array(text.utf8))
+                        ResultLines.add(Array(text.utf8))
                     })
                 Console.flush()
-                if !lines.end() { exit(0) }
+                if !ResultLines.end() { exit(0) }
                 continue
             }
             let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
@@ -59,40 +58,6 @@ package enum TestWorker {
         }
         Console.flush()
         exit(0)
-    }
-}
-
-/// The result lines of the file a worker runs (see ``TestProtocol``), sent to the parent together
-/// with its `E` line in one write: the parent then wakes once per file, not once per record
-/// (about 10 % of the wall time of 500 small spec files on two cores, most of it the system time
-/// of the writes and wake-ups). A file that runs longer sends what it has every
-/// ``streamInterval`` seconds, so a long file's results still arrive as its tests end. The lines
-/// wait in C (`luashim_results_*`): a hard exit sends them before its own last line.
-struct ResultLines {
-    /// Pending lines older than this many seconds are sent with the next one.
-    static let streamInterval = 0.02
-    private var lastSent = TestFramework.now()
-
-    /// Adds a line (or lines) to send.
-    mutating func add(_ bytes: [UInt8]) {
-        let added = bytes.withUnsafeBytes { luashim_results_append($0.baseAddress, $0.count) != 0 }
-        if !added {
-            // no memory for the pending lines: what is pending first, then this line, directly
-            _ = luashim_results_send(TestProtocol.resultFD)
-            _ = TestProcess.writeAll(TestProtocol.resultFD, bytes)
-            return
-        }
-        let now = TestFramework.now()
-        if now - lastSent > Self.streamInterval {
-            _ = luashim_results_send(TestProtocol.resultFD)
-            lastSent = now
-        }
-    }
-
-    /// Sends what is pending with the file's `E` line; false when the parent is gone.
-    mutating func end() -> Bool {
-        add(Array("E\n".utf8))
-        return luashim_results_send(TestProtocol.resultFD) != 0
     }
 }
 

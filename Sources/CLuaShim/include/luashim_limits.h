@@ -93,11 +93,11 @@ void luashim_set_hard_exit_child(int pid);
 void luashim_set_hard_exit_report(int fd, const char *prefix);
 
 /** A test worker's pending result lines (results.c): appended (0 when memory ran out: nothing
- *  was added), sent to `fd` in one write and cleared (0 when the write failed), their size. A hard
- *  exit that reports to a file descriptor sends them first. */
+ *  was added), sent to `fd` in one write and cleared (0 when the write failed). A hard
+ *  exit that reports to a file descriptor sends them first, and the timer sends those waiting
+ *  longer than 20 ms. */
 int luashim_results_append(const void *bytes, size_t n);
 int luashim_results_send(int fd);
-size_t luashim_results_pending(void);
 /* The hard exit's send, from the timer thread: skipped when the lock is held. */
 void luashim_results_send_at_exit(int fd);
 /* The timer's send of lines pending for more than 20 ms (`now`: CLOCK_MONOTONIC ns); never

@@ -315,32 +315,7 @@ enum ControlsInput: ModuleBinding {
             c.selectedSegment = index
             let segment = c.segments[index - 1]
             if let action = segment.action {
-                action.push(m)
-                m.push(node)
-                lua_createtable(L, 0, 5)
-                m.runtime.pushString(segment.title)
-                lua_setfield(L, -2, "title")
-                lua_pushinteger(L, lua_Integer(index))
-                lua_setfield(L, -2, "index")
-                m.runtime.pushString(ControlEvent.valueChanged.rawValue)
-                lua_setfield(L, -2, "event")
-                m.push(node)
-                lua_setfield(L, -2, "sender")
-                if let id = segment.id {
-                    m.runtime.pushString(id)
-                    lua_setfield(L, -2, "id")
-                }
-                // a step of the input's trace, as a dispatch-table entry's: handled, or threw
-                var ran = false
-                defer {
-                    let value = Trace.actionValue(ControlEvent.valueChanged.rawValue)
-                    let step = TraceStep(
-                        node: node, index: index, responder: "segment(\(segment.title))", filter: nil, value: value,
-                        decision: ran ? .handled : .threw)
-                    m.world.recordAction(Trace(action: value, origin: node, steps: [step]))
-                }
-                // (false: the action raised, and its error was reported from the control)
-                ran = try m.kitCall(2, 0, from: node)
+                try SegmentedControlMethods.run(action, of: segment, at: index, in: node, m)
             }
             try m.kitSend(node, .valueChanged)
             return m.performed()

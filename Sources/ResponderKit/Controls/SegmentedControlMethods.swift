@@ -11,6 +11,40 @@ enum SegmentedControlMethods {
         ("segmentIndex", segmentIndex), ("actionForSegment", actionForSegment),
     ]
 
+    /// Runs segment `index`'s action with `(sender, action)` (`action`: title, index, event,
+    /// sender and the segment's id when it has one), as a step of the input's trace: handled,
+    /// or threw when it raised (its error is reported from the control).
+    static func run(
+        _ action: KitSlot, of segment: (title: String, action: KitSlot?, id: String?), at index: Int, in node: Node,
+        _ m: ModuleState
+    ) throws {
+        let L = m.L
+        action.push(m)
+        m.push(node)
+        lua_createtable(L, 0, 5)
+        m.runtime.pushString(segment.title)
+        lua_setfield(L, -2, "title")
+        lua_pushinteger(L, lua_Integer(index))
+        lua_setfield(L, -2, "index")
+        m.runtime.pushString(ControlEvent.valueChanged.rawValue)
+        lua_setfield(L, -2, "event")
+        m.push(node)
+        lua_setfield(L, -2, "sender")
+        if let id = segment.id {
+            m.runtime.pushString(id)
+            lua_setfield(L, -2, "id")
+        }
+        var ran = false
+        defer {
+            let value = Trace.actionValue(ControlEvent.valueChanged.rawValue)
+            let step = TraceStep(
+                node: node, index: index, responder: "segment(\(segment.title))", filter: nil, value: value,
+                decision: ran ? .handled : .threw)
+            m.world.recordAction(Trace(action: value, origin: node, steps: [step]))
+        }
+        ran = try m.kitCall(2, 0, from: node)
+    }
+
     /// The segmented control at argument 1 (its node and state), or a raised status.
     static func control(_ m: ModuleState, _ fname: String) -> Result<(Node, ControlState), KitFailure> {
         guard let node = m.node(at: 1), ControlKind.of(node) == .segmentedControl,
