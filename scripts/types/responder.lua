@@ -572,8 +572,10 @@ function Node:onAsyncTaskChanged(fn) end
 ---@class ButtonNode: Node
 ---@field title string? The title given to the constructor.
 
----An `AsyncButton`: its action runs as a task.
+---An `AsyncButton`: a control like `Button` whose action runs as a task (its `touchUpInside`
+---entry "action"; `addAction`, `sendActions` and `eventHandlers` work as on a Button).
 ---@class AsyncButtonNode: Node
+---@field title string? The title given to the constructor.
 ---@field isLoading boolean Whether one of its tasks runs.
 
 ---A `TextField`.

@@ -72,7 +72,7 @@ package enum ControlIntrospection {
         guard let kind = ControlKind.of(node), let c = nodeKit.control else { return nil }
         let k: ControlInfo.Kind
         switch kind {
-        case .button: k = .button
+        case .button, .asyncButton: k = .button
         case .textField: k = .textField
         case .secureField: k = .secureField
         case .slider: k = .slider

@@ -28,7 +28,7 @@ enum ControlsInput: ModuleBinding {
     static func tapControl(_ m: ModuleState, _ node: Node) throws {
         guard let kind = ControlKind.of(node), let c = m.kit.kit(node)?.control else { return }
         switch kind {
-        case .button:
+        case .button, .asyncButton:
             try m.kitSend(node, .touchUpInside)
             try m.kitSend(node, .primaryActionTriggered)
         case .toggle:

@@ -12,7 +12,13 @@ enum ControlEvent: String, CaseIterable {
 
 /// The node kinds of the kit, kept in `Node.host` (values ≥ 10; `NodeBinding.Kind` uses 0 and 1).
 enum ControlKind: Int, CaseIterable {
-    case button = 10, textField, secureField, slider, stepper, toggle, segmentedControl
+    case button = 10, textField, secureField, slider, stepper, toggle, segmentedControl, asyncButton
+
+    /// The kinds, as `a control expected: …` lists them.
+    static let names: String = {
+        let all = allCases.map(\.name)
+        return all.dropLast().joined(separator: ", ") + " or " + all.last!
+    }()
 
     var name: String {
         switch self {
@@ -23,13 +29,14 @@ enum ControlKind: Int, CaseIterable {
         case .stepper: "Stepper"
         case .toggle: "Toggle"
         case .segmentedControl: "SegmentedControl"
+        case .asyncButton: "AsyncButton"
         }
     }
 
     /// The event `addAction`/`addTarget` use when none is given.
     var primaryEvent: ControlEvent {
         switch self {
-        case .button: .touchUpInside
+        case .button, .asyncButton: .touchUpInside
         case .textField, .secureField: .editingChanged
         default: .valueChanged
         }
@@ -38,7 +45,7 @@ enum ControlKind: Int, CaseIterable {
     /// The closure sugar `node.on.*` this kind offers.
     var sugar: [String] {
         switch self {
-        case .button: ["tap"]
+        case .button, .asyncButton: ["tap"]
         case .toggle: ["tap", "valueChange"]
         case .textField, .secureField: ["textChange"]
         case .slider, .stepper, .segmentedControl: ["valueChange"]
@@ -91,6 +98,8 @@ final class ControlHandler {
         case value
         /// `fn(text)`: `on.textChange`.
         case text
+        /// An AsyncButton's action: started as a task of the button (`fn(task)`), unless one runs.
+        case task
     }
 
     enum Kind {

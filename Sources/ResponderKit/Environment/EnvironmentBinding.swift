@@ -106,6 +106,7 @@ enum EnvironmentBinding: ModuleBinding {
             ("isNode", isNode), ("kit", kit), ("subtree", subtree), ("invoke", invoke),
             ("resume", AsyncResume.resume), ("report", report), ("isCancellation", isCancellation),
             ("kindName", kindName), ("setLoading", setLoading),
+            ("asyncButton", ControlsBinding.asyncButton),
         ]
         lua_createtable(L, 0, Int32(helpers.count))
         for (name, fn) in helpers {

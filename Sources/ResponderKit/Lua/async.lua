@@ -7,7 +7,7 @@ local type, error, next, setmetatable, rawget, tostring =
       type, error, next, setmetatable, rawget, tostring
 local cocreate, coyield, corunning, coisyieldable = coroutine.create, coroutine.yield, coroutine.running, coroutine.isyieldable
 local costatus = coroutine.status
-local View, CancellationError = M.View, M.CancellationError
+local CancellationError = M.CancellationError
 local fmt = string.format
 local argerr, callable, checkNode, checkFn, kit =
       S.argerr, S.callable, S.checkNode, S.checkFn, S.kit
@@ -18,6 +18,7 @@ local preferenceValue, onPreferenceChange, post, onReceive, observe =
 local onAppear, onDisappear, appearHook, disappearHook, structureHook =
       S.onAppear, S.onDisappear, S.appearHook, S.disappearHook, S.structureHook
 local setLoading, makeHandle = S.setLoading, S.makeHandle
+local asyncControl = K.asyncButton
 
 -- Async actions on a virtual clock ---------------------------------------------------------
 local now, seq, nextId = 0, 0, 0
@@ -361,7 +362,8 @@ local function reset()
     if d then d.state, d.co = "cancelled", nil end
   end
   -- (an advance running on keeps its mark: advance inside what it runs stays refused)
-  now, seq, resets = 0, 0, resets + 1
+  -- task numbers start again, as the clock does: a fresh world's first task is Task#1
+  now, seq, resets, nextId = 0, 0, resets + 1, 0
   queue, live, threads, stepping = {}, {}, {}, {}
   running = setmetatable({}, { __mode = "k" })
 end
@@ -410,6 +412,12 @@ coroutine.wrap = function(...)
   return function(...) return wrapped(co, costatus(co) == "dead", resume(co, ...)) end
 end
 
+-- What an AsyncButton's `touchUpInside` entry runs: its action, as a task of the button.
+local function startPressed(node, action)
+  reconcile()
+  if not running[node] then start(node, action) end
+end
+
 local function AsyncButton(title)
   if type(title) ~= "string" then argerr(1, "AsyncButton", "title (string)", title) end
   return function(t)
@@ -422,17 +430,12 @@ local function AsyncButton(title)
     if whenLoading ~= nil and type(whenLoading) ~= "boolean" then
       error(fmt("bad field 'disabledWhenLoading' in AsyncButton (boolean expected, got %s)", kindName(whenLoading)), 2)
     end
-    local node = View "AsyncButton"
-    node.props.title = title
-    local rest = {}
-    for k, v in next, t do
-      if k ~= "action" and k ~= "disabled" and k ~= "disabledWhenLoading" then rest[k] = v end
-    end
-    node(rest)
-    if t.disabled ~= nil then node:disabled(t.disabled) end
+    -- a control like Button: its action is the `touchUpInside` entry "action" of its dispatch
+    -- table (tap, sendActions, addAction and eventHandlers as on a Button); running that entry
+    -- starts the action as a task of the button, unless one runs (a press while loading is
+    -- refused before it runs, also with disabledWhenLoading = false)
+    local node = asyncControl(title, t, startPressed)
     setLoading(node, function() reconcile() return running[node] ~= nil, whenLoading ~= false end)
-    -- a press while a task of this button runs starts nothing (tap refuses it before this runs)
-    node:onTapGesture(function() reconcile() if not running[node] then start(node, action) end end)
     return node
   end
 end

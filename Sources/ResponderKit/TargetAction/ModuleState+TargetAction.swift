@@ -137,11 +137,20 @@ extension ModuleState {
     @discardableResult
     private func run(_ h: ControlHandler, from node: Node) throws -> Bool {
         switch h.kind {
+        case .action(let slot, .task):
+            // the kit's starter (async.lua) starts `fn` as a task of the button unless one runs
+            lua_getfield(L, luashim_registryindex(), ControlsBinding.asyncStarterKey)
+            guard isCallable(at: -1) else { return true }
+            push(node)
+            slot.push(self)
+            return try kitCall(2, 0, from: node)
         case .action(let slot, let call):
             slot.push(self)
             guard isCallable(at: -1) else { return true }
             var nargs: Int32 = 0
             switch call {
+            case .task:
+                break  // above
             case .senderAction:
                 push(node)
                 pushActionTable(h, sender: node)

@@ -17,7 +17,7 @@ enum TargetAction: ModuleBinding {
             return .failure(
                 KitFailure(
                     status: m.fail(
-                        "bad self to '\(fname)' (a control expected: Button, TextField, SecureField, Slider, Stepper, Toggle or SegmentedControl; got \(node))"
+                        "bad self to '\(fname)' (a control expected: \(ControlKind.names); got \(node))"
                     )))
         }
         return .success((node, kind, k))
@@ -262,7 +262,7 @@ enum TargetAction: ModuleBinding {
         guard let node = m.node(at: 1) else { return m.argError(1, "sendActions", "control", 1) }
         guard ControlKind.of(node) != nil, m.kit.kit(node)?.control != nil else {
             return m.fail(
-                "bad argument #1 to 'sendActions' (a control expected: Button, TextField, SecureField, Slider, Stepper, Toggle or SegmentedControl; got \(node))"
+                "bad argument #1 to 'sendActions' (a control expected: \(ControlKind.names); got \(node))"
             )
         }
         let event: ControlEvent

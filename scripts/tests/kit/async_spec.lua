@@ -214,6 +214,65 @@ describe("async buttons and the virtual clock", function()
   end)
 end)
 
+describe("an AsyncButton is a target-action control like Button (SPEC §2.9)", function()
+  it("its action is the touchUpInside entry of its dispatch table; added actions run after it", function()
+    local log = {}
+    local b = AsyncButton "Save" { id = "save", action = function(t)
+      log[#log + 1] = "task " .. tostring(t); sleep(1); log[#log + 1] = "woke"
+    end }
+    mount(View "Root" { b })
+    local id = b:addAction(function(sender) log[#log + 1] = "added " .. sender.id end)
+    local handlers = b:eventHandlers()
+    assert.equal(2, #handlers)
+    assert.same({ "touchUpInside", "action", "Save" }, { handlers[1].event, handlers[1].id, handlers[1].title })
+    assert.equal("action#1", id)
+    assert.equal(id, handlers[2].id)
+    assert.is_true(tap(b))
+    assert.same({ "task Task#1(AsyncButton#save, running)", "added save" }, log)
+    assert.equal("action touchUpInside from AsyncButton#save\n"
+      .. "  AsyncButton#save #1 action(action)               handled\n"
+      .. "  AsyncButton#save #2 action(action#1)             handled",
+      tostring(responder.lastTrace()))
+    advance(1)
+    assert.same({ "task Task#1(AsyncButton#save, running)", "added save", "woke" }, log)
+  end)
+
+  it("sendActions and on.tap start it too; a press while it runs is refused, also when it stays enabled", function()
+    local started, taps = 0, 0
+    local b = AsyncButton "Go" { disabledWhenLoading = false, action = function() started = started + 1; sleep(1) end }
+    mount(View "Root" { b })
+    b.on.tap(function() taps = taps + 1 end)
+    assert.equal(2, sendActions(b, "touchUpInside"))
+    assert.same({ 1, 1 }, { started, taps })
+    assert.is_true(b.isLoading)
+    assert.is_true(b.isEnabled)
+    assert.is_false(tap(b))
+    assert.is_false(sendActions(b, "touchUpInside"))
+    assert.same({ 1, 1 }, { started, taps })
+    advance(1)
+    assert.is_true(tap(b))
+    assert.same({ 2, 2 }, { started, taps })
+  end)
+
+  it("a nil-target action on it walks the responder chain", function()
+    local performed
+    local b = AsyncButton "Go" { action = function() end }
+    local root = View "Root" { b }
+    root:canPerform("save", function(sender) performed = sender end)
+    mount(root)
+    b:addTarget(nil, "save")
+    tap(b)
+    assert.equal(b, performed)
+  end)
+
+  it("its fields are checked as before, and a control's errors name it", function()
+    assert.error_matches(function() AsyncButton "X" { disabledWhenLoading = 1, action = function() end } end,
+      "bad field 'disabledWhenLoading' in AsyncButton %(boolean expected, got number%)")
+    assert.error_matches(function() sendActions(View "V", "touchUpInside") end,
+      "a control expected: Button, TextField, SecureField, Slider, Stepper, Toggle, SegmentedControl or AsyncButton; got V")
+  end)
+end)
+
 describe("tasks the script ends from inside", function()
   it("a reset inside a task, timer or async action ends it without an internal error", function()
     task(function() responder.reset() end)
