@@ -8,6 +8,7 @@ return {
   read_globals = {
     "responder", "Event", "Error", "AlertableError", "LuaError", "CancellationError",
     "View", "EventButton", "mount", "tap",
+    "reset", "warnings", "clearWarnings", "lastTrace", "alert", "dismissAlert", "mounted",
     "State", "Binding", "Button", "TextField", "SecureField", "Slider", "Stepper", "Toggle", "SegmentedControl",
     "typeText", "commit", "focus", "blur", "slide", "increment", "decrement", "toggle", "selectSegment",
     "sendActions", "Preference", "post", "AsyncButton", "sleep", "advance", "now", "after", "every", "task",

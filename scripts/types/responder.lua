@@ -844,28 +844,35 @@ responder.explore = explore
 
 ---The mounted root, if any.
 ---@return Node?
-function responder.mounted() end
+function mounted() end
+responder.mounted = mounted
 
 ---The last top-level action's trace.
 ---@return Trace?
-function responder.lastTrace() end
+function lastTrace() end
+responder.lastTrace = lastTrace
 
 ---The recorded safety warnings (relaxed level).
 ---@return Warning[]
-function responder.warnings() end
+function warnings() end
+responder.warnings = warnings
 
 ---Empties `responder.warnings()`.
-function responder.clearWarnings() end
+function clearWarnings() end
+responder.clearWarnings = clearWarnings
 
 ---The presented alert, or nil.
 ---@return Alert?
-function responder.alert() end
+function alert() end
+responder.alert = alert
 
 ---Dismisses the presented alert.
-function responder.dismissAlert() end
+function dismissAlert() end
+responder.dismissAlert = dismissAlert
 
 ---Clears the mounted tree, warnings, alert, traces and clock.
-function responder.reset() end
+function reset() end
+responder.reset = reset
 
 -----------------------------------------------------------------------------------------------
 -- §3 `responder test`: the busted-compatible subset and the responder assertions

@@ -28,11 +28,6 @@ public enum ResponderModule {
         ("mounted", WorldBinding.mounted),
     ]
 
-    /// Names that stay inside the module table (too generic to be globals).
-    static let moduleOnly: Set<String> = [
-        "reset", "warnings", "clearWarnings", "lastTrace", "alert", "dismissAlert", "mounted",
-    ]
-
     static let nodeMethods: [(String, LuaSwiftFunction)] = [
         ("add", NodeBinding.add),
         ("remove", NodeBinding.remove),
@@ -73,11 +68,6 @@ public enum ResponderModule {
     static let lazyName: LuaSwiftFunction = { L in
         let m = ModuleState.enter(L)
         guard lua_type(L, 2) == LUA_TSTRING, let name = m.runtime.string(at: 2) else {
-            lua_pushnil(L)
-            return 1
-        }
-        let isModule = lua_toboolean(L, luashim_upvalueindex(2)) != 0
-        if !isModule && moduleOnly.contains(name) {
             lua_pushnil(L)
             return 1
         }
@@ -164,7 +154,7 @@ public enum ResponderModule {
         // the module's own functions win over an extension's of the same name
         let extensionFunctions = (m.moduleExtension?.functions ?? []).filter { find($0.0, in: functions) == nil }
         for (name, fn) in functions + extensionFunctions {
-            for table in [module, globals] where table == module || !moduleOnly.contains(name) {
+            for table in [module, globals] {
                 setIfUnset(name, in: table) {
                     luashim_push_swift_function(L, fn)
                     return true
