@@ -254,7 +254,7 @@ public enum ResponderModule {
             kind: .value,
             fields: [
                 ("__newindex", ValueBinding.newindex), ("__tostring", ValueBinding.tostring),
-                ("__pairs", ValueBinding.pairs),
+                ("__pairs", ValueBinding.pairs), ("__eq", ValueBinding.eq),
             ],
             index: ValueBinding.index, finalizer: false)
         m.lazyMetatable(

@@ -1,0 +1,80 @@
+import CLua
+import CLuaShim
+import ResponderEngine
+
+/// `a == b` on event and error values (SPEC §2.1: values are immutable, so they compare by value,
+/// as Swift's `Equatable` events do; `assert.are.same(E{item = "b"}, outcome.value)` holds).
+extension ValueBinding {
+    /// `__eq`: true when both are values of the same type with the same fields. Each field is
+    /// compared raw (`rawequal`: tables and nodes by identity), except a value in a field, which is
+    /// compared the same way. Nested values are compared from a work list, not by recursion, and
+    /// no metamethod runs (nothing here can raise). The `cause` is not compared: it says where a
+    /// value came from, not what it is.
+    static let eq: LuaSwiftFunction = { L in
+        let m = state(L)
+        lua_settop(L, 2)
+        luashim_newtable(L)  // 3: pairs still to compare, work[2i - 1] and work[2i]
+        lua_pushvalue(L, 1)
+        lua_rawseti(L, 3, 1)
+        lua_pushvalue(L, 2)
+        lua_rawseti(L, 3, 2)
+        var pending = 2
+        var equal = true
+        var compared = 0
+        while equal && pending > 0 {
+            lua_rawgeti(L, 3, lua_Integer(pending - 1))  // 4
+            lua_rawgeti(L, 3, lua_Integer(pending))  // 5
+            pending -= 2
+            equal = sameFields(m, 4, 5, work: 3, pending: &pending, compared: &compared)
+            lua_settop(L, 3)
+        }
+        // the fields walked count as work (a script comparing large values in a loop)
+        if compared > 0 { m.world.work.charge(compared) }
+        lua_pushboolean(L, equal ? 1 : 0)
+        return 1
+    }
+
+    /// Whether the values at `a` and `b` have one type and the same fields; pairs of values found
+    /// in a field of each are appended to the work list at `work` instead of being compared here.
+    private static func sameFields(
+        _ m: ModuleState, _ a: Int32, _ b: Int32, work: Int32, pending: inout Int, compared: inout Int
+    ) -> Bool {
+        let L = m.L
+        guard let ta = type(m, at: a), let tb = type(m, at: b), ta === tb else { return false }
+        lua_getiuservalue(L, a, 1)  // fields of a
+        let fa = lua_gettop(L)
+        lua_getiuservalue(L, b, 1)  // fields of b
+        let fb = lua_gettop(L)
+        guard lua_type(L, fa) == LUA_TTABLE, lua_type(L, fb) == LUA_TTABLE else {
+            return lua_type(L, fa) == lua_type(L, fb)
+        }
+        var count = 0
+        defer { compared += count + 1 }
+        lua_pushnil(L)
+        while lua_next(L, fa) != 0 {
+            count += 1
+            let key = lua_gettop(L) - 1
+            let va = key + 1
+            lua_pushvalue(L, key)
+            lua_rawget(L, fb)
+            let vb = va + 1
+            if lua_rawequal(L, va, vb) == 0 {
+                guard type(m, at: va) != nil, type(m, at: vb) != nil else { return false }
+                lua_pushvalue(L, va)
+                lua_rawseti(L, work, lua_Integer(pending + 1))
+                lua_pushvalue(L, vb)
+                lua_rawseti(L, work, lua_Integer(pending + 2))
+                pending += 2
+            }
+            lua_settop(L, key)
+        }
+        // every key of a is in b with an equal value: b has no other when it has as many
+        var inB = 0
+        lua_pushnil(L)
+        while lua_next(L, fb) != 0 {
+            inB += 1
+            luashim_pop(L, 1)
+        }
+        return count == inB
+    }
+}

@@ -1,0 +1,46 @@
+-- SPEC §2.1: values are immutable, so they compare by value (found by an acceptance probe:
+-- `assert.are.same(ItemSelected{item = "B"}, outcome.value)` failed showing the same text twice).
+
+local ItemSelected, Other = Event "ItemSelected", Event "Other"
+local Narrow = Event("Narrow", ItemSelected)
+
+describe("values compare by type and fields", function()
+  it("equal fields and type are equal, whatever order the fields were given in", function()
+    assert.is_true(ItemSelected { item = "b", n = 1 } == ItemSelected { n = 1, item = "b" })
+    assert.is_true(ItemSelected() == ItemSelected {})
+    assert.equal(ItemSelected { item = "b" }, ItemSelected { item = "b" })
+  end)
+
+  it("another field, another value, a missing field or another type is not equal", function()
+    assert.is_false(ItemSelected { item = "b" } == ItemSelected { item = "c" })
+    assert.is_false(ItemSelected { item = "b" } == ItemSelected { item = "b", extra = true })
+    assert.is_false(ItemSelected { item = "b", extra = true } == ItemSelected { item = "b" })
+    assert.is_false(ItemSelected { item = "b" } == Other { item = "b" })
+    assert.is_false(Narrow { item = "b" } == ItemSelected { item = "b" })
+    assert.is_false(ItemSelected {} == View "V")
+  end)
+
+  it("values in fields compare by value, tables by identity (as Lua's == does)", function()
+    assert.is_true(ItemSelected { inner = Other { n = 1 } } == ItemSelected { inner = Other { n = 1 } })
+    assert.is_false(ItemSelected { inner = Other { n = 1 } } == ItemSelected { inner = Other { n = 2 } })
+    local t = { 1 }
+    assert.is_true(ItemSelected { t = t } == ItemSelected { t = t })
+    assert.is_false(ItemSelected { t = { 1 } } == ItemSelected { t = { 1 } })
+  end)
+
+  it("an outcome's value can be asserted with are.same and equal", function()
+    local root = View "Root"
+    root:transformEvent(ItemSelected, function(e) return Other { item = e.item:upper() } end)
+    root:handleEvent(Other, function() end)
+    local o = root:trigger(ItemSelected { item = "b" })
+    assert.are.same(Other { item = "B" }, o.value)
+    assert.are_not.equal(Other { item = "b" }, o.value)
+  end)
+
+  it("a long chain of nested values compares without recursion", function()
+    local a, b = Other {}, Other {}
+    for _ = 1, 50000 do a, b = Other { x = a }, Other { x = b } end
+    assert.is_true(a == b)
+    assert.is_false(a == Other { x = b })
+  end)
+end)
