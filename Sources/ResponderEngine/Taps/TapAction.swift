@@ -4,8 +4,10 @@ public struct TapAction {
     public enum Action {
         /// Trigger this event from the tapped node.
         case trigger(Value)
-        /// Produce an event at each tap and trigger it from the tapped node.
-        case triggerProduced(() throws -> Value)
+        /// Produce an event at each tap and trigger it from the tapped node; `nil` when the
+        /// producer ran and produced nothing to trigger (it returned nothing, or it failed and its
+        /// host reported the error): the tap then counts as a function it performed.
+        case triggerProduced(() throws -> Value?)
         /// Run a closure (for example a Lua function).
         case perform(() throws -> Void)
     }

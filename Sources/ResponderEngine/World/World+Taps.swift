@@ -26,6 +26,10 @@ extension World {
             case .triggerProduced(let produce):
                 let event = try produce()
                 try checkPendingAbort()
+                guard let event else {
+                    performed += 1
+                    continue
+                }
                 outcome = try trigger(event, from: node, location: location)
             case .perform(let body):
                 try body()

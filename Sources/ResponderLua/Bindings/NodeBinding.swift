@@ -128,6 +128,11 @@ package enum NodeBinding: ModuleBinding {
             lua_rawset(L, -3)
             luashim_pop(L, 2)
         }
+        if node.host == Kind.eventButton.rawValue && node.tapActions.isEmpty {
+            return m.fail(
+                "EventButton { … } needs an event: EventButton \"Title\" { event = E{…} } (or a function returning one)"
+            )
+        }
         lua_pushvalue(L, nodeIndex)
         return 1
     }

@@ -30,7 +30,7 @@ package enum TapBinding: ModuleBinding {
         // [unowned(unsafe) m]: tap actions run only in this state's `tap` (proof at `ModuleState`)
         return .success(
             TapAction.Action.triggerProduced { [unowned(unsafe) m] in
-                try m.callProducer(slot, owner: owner)
+                try m.callProducer(slot, owner: owner, mayReturnNothing: owner == "onTapGesture")
             })
     }
 
@@ -92,20 +92,26 @@ package enum TapBinding: ModuleBinding {
 }
 
 extension ModuleState {
-    /// Calls a tap producer; it must return an event.
-    func callProducer(_ slot: FunctionSlot, owner: String) throws -> Value {
+    /// Calls a tap producer, which returns the event to trigger. An error it raises is reported
+    /// from the node as a `LuaError`, as a tap function's is, and so is a return that is not an
+    /// event (for `onTapGesture { trigger = fn }`, whose function may also return nothing: it
+    /// ran as a tap function); either way nothing is triggered (nil).
+    func callProducer(_ slot: FunctionSlot, owner: String, mayReturnNothing: Bool) throws -> Value? {
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
         pushFunction(slot.node, slot.slot)
         if runtime.callKeepingError(0, 1) != LUA_OK {
-            setPendingError()
-            throw LuaCallError()
+            try reportFailedCall(from: slot.node, countingInterrupt: false)
+            return nil
         }
+        if mayReturnNothing && lua_type(L, -1) == LUA_TNIL { return nil }
         guard let v = value(at: -1), v.kind == .event else {
-            runtime.pushString(
-                "\(runtime.whereString())\(owner) event function returned \(kindName(at: -1)) (an event expected)")
-            setPendingError()
-            throw LuaCallError()
+            let message =
+                "\(owner) event function returned \(kindName(at: -1)) (an event expected"
+                + (mayReturnNothing ? ", or nothing)" : ")")
+            let error = ValueBinding.luaError(self, message: message, traceback: nil, node: slot.node)
+            _ = try world.report(error, from: slot.node, location: location())
+            return nil
         }
         return v
     }

@@ -39,6 +39,33 @@ describe("EventButton", function()
     assert.unhandled(o)
     assert.equal(Tapped, o.value.type)
   end)
+
+  -- found by an acceptance probe: these raised out of tap, or waited for the first tap
+  it("needs an event when made with a table", function()
+    assert.error_matches(function() return EventButton "Save" {} end,
+      "EventButton { … } needs an event: EventButton \"Title\" { event = E{…} }", 1, true)
+  end)
+
+  it("an error in its event function is reported from the button as a LuaError, as a tap function's", function()
+    local got = {}
+    local button = EventButton "B" { event = function() error("no event today") end }
+    local root = View "Root" { button }
+    root:handleError(LuaError, function(e) got[#got + 1] = e end)
+    assert.is_true(tap(button))
+    assert.equal(1, #got)
+    assert.matches("no event today", got[1].message, 1, true)
+    assert.equal(button, got[1].node)
+  end)
+
+  it("an event function returning something else is a LuaError reported from the button", function()
+    local got
+    local button = EventButton "B" { event = function() return "Tapped" end }
+    local root = View "Root" { button }
+    root:handleError(LuaError, function(e) got = e end)
+    tap(button)
+    assert.equal("EventButton event function returned string (an event expected)", got.message)
+    assert.equal(button, got.node)
+  end)
 end)
 
 describe("onTapGesture", function()
@@ -73,6 +100,16 @@ describe("onTapGesture", function()
     tap(card)
     tap(card)
     assert.same({ 1, 2 }, got)
+  end)
+
+  it("with trigger = function that returns nothing runs it as a tap function (found by an acceptance probe)", function()
+    local hits = 0
+    local card = View "Card"
+    mount(View "Root" { card })
+    card:onTapGesture { count = 2, trigger = function() hits = hits + 1 end }
+    assert.is_true(tap(card, 2))
+    assert.equal(1, hits)
+    assert.equal("action tap from Card\n  Card            onTapGesture                 handled", tostring(responder.lastTrace()))
   end)
 
   it("with count fires only for that tap count", function()
