@@ -647,6 +647,8 @@ static void on_arm_signal(int sig) {
 }
 
 /* Ends the process: code the hook cannot reach ran past the deadline (or ignored Ctrl-C). */
+static void exit_with(const char *msg);
+
 static void hard_exit(luashim_limits *lim, int why) {
     int described = 0;
     if (atomic_load(&lim->active)) {
@@ -671,6 +673,12 @@ static void hard_exit(luashim_limits *lim, int why) {
                  where, secs, what, when);
     else
         snprintf(msg, sizeof msg, "error: %sinterrupted! %s ran on and could not be stopped%s\n", where, what, when);
+    exit_with(msg);
+}
+
+/* Ends the process with the hard exit's status, `msg` ("error: …\n") on stderr, or, in a test
+ * worker, the records of the tests before and the message as its last line. */
+static void exit_with(const char *msg) {
     /* keep what the script printed, unless stdout is held by the stuck thread */
     if (ftrylockfile(stdout) == 0) {
         fflush_unlocked(stdout);
@@ -797,6 +805,20 @@ void luashim_limits_closing(lua_State *L, luashim_control *c) {
     unblock_arm_signal();
     atomic_store(&lim->closing, 1);
     atomic_store(&lim->active, 1);
+}
+
+/* [-0, +0, -] After lua_close: finalizers it ran needed more memory than the cap (their
+ * allocations were refused, and each such finalizer stopped with "not enough memory"). Where a
+ * wall-clock limit watches the state (the command line), that ends the process as a limit does:
+ * status 3 and the message; a host without one only gets the flag. */
+void luashim_limits_closed_over_cap(luashim_control *c) {
+    luashim_limits *lim = c->lim;
+    if (!lim || atomic_load(&lim->timeoutMs) <= 0) return;
+    char msg[200];
+    snprintf(msg, sizeof msg,
+             "error: memory limit exceeded (%zu MiB) in a finalizer while the Lua state was closing; "
+             "raise it with --max-memory MiB\n", c->limit >> 20);
+    exit_with(msg);
 }
 
 void luashim_limits_detach(luashim_control *c) {

@@ -257,6 +257,7 @@ void luashim_memory_restart(lua_State *L, luashim_control *c) {
 
 void luashim_limits_attach(lua_State *L, luashim_control *c, int64_t budget);
 void luashim_limits_closing(lua_State *L, luashim_control *c);
+void luashim_limits_closed_over_cap(luashim_control *c);
 void luashim_limits_detach(luashim_control *c);
 void luashim_limits_enter(lua_State *L, luashim_control *c);
 void luashim_limits_leave(lua_State *L, luashim_control *c);
@@ -288,12 +289,23 @@ lua_State *luashim_newstate(size_t memoryLimit, int64_t instructionBudget) {
 /* [-(all), +0, -]: the state is gone */
 void luashim_close(lua_State *L) {
     luashim_control *c = luashim_control_of(L);
-    c->hostDepth++;
-    c->limit = 0;
-    /* finalizers run now: the wall-clock limit still watches them */
+    /* Finalizers run now, as Lua code: the wall-clock limit still watches them, and the memory
+     * cap still holds (Lua collects nothing while it closes, so without it a finalizer could
+     * allocate without bound; found by an adversarial probe). Over the cap and its slack their
+     * allocations fail inside Lua's protected finalizer calls ("not enough memory", the next
+     * finalizer runs); Swift code they call allocates freely, as always (hostDepth). Closing
+     * itself only frees. */
+    int refusedBefore = c->memoryExceeded == LUASHIM_MEMORY_REFUSED;
+    /* a state already over the cap (a script the limit stopped) may still run its finalizers
+     * within the slack above what it holds */
+    if (c->limit > 0 && total_used(c) > c->limit && total_used(c) - c->limit > c->restartExcess)
+        c->restartExcess = total_used(c) - c->limit;
+    c->hostDepth = 0;
     luashim_limits_closing(L, c);
     lua_close(L);
+    c->hostDepth = 1;
     luashim_cov_free(c->coverage);
+    if (!refusedBefore && c->memoryExceeded == LUASHIM_MEMORY_REFUSED) luashim_limits_closed_over_cap(c);
     luashim_limits_detach(c);
     free(c);
 }

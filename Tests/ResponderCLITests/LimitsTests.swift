@@ -63,6 +63,28 @@ import Testing
         #expect(H.contains(H.lines(r.stderr).first ?? "", "pspin.lua:3: time limit exceeded (0.5 s)"))
     }
 
+    /// A finalizer that allocates while the state closes meets the memory cap (Lua collects nothing
+    /// while closing; it allocated 2.4 GB at a 64 MiB cap, found by an adversarial probe): the
+    /// process ends with status 3 and the limit's message, keeping what the script printed.
+    @Test func allocatingFinalizerAtExitMeetsTheMemoryCap() throws {
+        let script = """
+            KEEP = setmetatable({}, { __gc = function()
+              local t = {}
+              for i = 1, 2e7 do t[i] = { i } end
+              print("finalizer allocated", #t)
+            end })
+            print("end of script")
+            """
+        let (r, _) = try H.runScript(script, name: "gcmem.lua", ["--max-memory", "32", "--timeout", "30"])
+        #expect(H.exited(r, 3), "\(H.show(r))")
+        #expect(r.stdout == "end of script\n")
+        #expect(
+            H.lines(r.stderr) == [
+                "error: memory limit exceeded (32 MiB) in a finalizer while the Lua state was closing; "
+                    + "raise it with --max-memory MiB"
+            ], "\(H.show(r))")
+    }
+
     /// Finalizers run with hooks off; at exit they run while the state closes. The timer ends the
     /// process a second after the deadline, keeping what the script printed.
     @Test func loopingFinalizerAtExitIsStopped() throws {
