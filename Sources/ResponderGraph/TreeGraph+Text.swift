@@ -131,8 +131,7 @@ extension TreeGraph {
 
     /// `text`, or its first ``maximumTextLength`` characters and a count of the rest.
     static func clip(_ text: String) -> String {
-        guard text.utf8.count > maximumTextLength, text.count > maximumTextLength else { return text }
-        return text.prefix(maximumTextLength) + "… (\(text.count - maximumTextLength) more characters)"
+        TextClip.clip(text, to: maximumTextLength)
     }
 
     /// The lines drawn under a node: the first ``maximumLinesPerNode``, then up to as many of the

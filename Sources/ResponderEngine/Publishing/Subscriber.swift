@@ -40,5 +40,5 @@ public final class Subscriber {
     }
 
     /// `subscribe(Type)`, the label used in publish traces.
-    public var label: String { "subscribe(\(type.name))" }
+    public var label: String { "subscribe(\(TextClip.clip(type.name, to: TextClip.column)))" }
 }

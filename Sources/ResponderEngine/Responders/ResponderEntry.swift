@@ -65,12 +65,14 @@ public final class ResponderEntry: CustomStringConvertible {
         ResponderEntry(kind: kind, declared: types, location: location)
     }
 
-    /// The label used in traces: `receiveEvent`, `handleEvent(ItemSelected)`, `triggers(A, B)`.
+    /// The label used in traces: `receiveEvent`, `handleEvent(ItemSelected)`, `triggers(A, B)`
+    /// (type names cut at ``TextClip/column`` characters: a trace makes one label a step).
     public var label: String {
         if kind.isDeclaration {
-            return "\(kind.rawValue)(\(declared.map(\.name).joined(separator: ", ")))"
+            let names = declared.map { TextClip.clip($0.name, to: TextClip.column) }
+            return "\(kind.rawValue)(\(names.joined(separator: ", ")))"
         }
-        if let filter { return "\(kind.rawValue)(\(filter.name))" }
+        if let filter { return "\(kind.rawValue)(\(TextClip.clip(filter.name, to: TextClip.column)))" }
         return kind.rawValue
     }
 

@@ -124,7 +124,10 @@ public final class Trace: CustomStringConvertible {
 
     /// The header line: `event ItemSelected{item="b"} from Item#b`.
     public var header: String {
-        if kind == .action { return "action \(initialValue.type.name) from \(origin)" }
+        let origin = TextClip.clip(origin.description, to: TextClip.column)
+        if kind == .action {
+            return "action \(TextClip.clip(initialValue.type.name, to: TextClip.column)) from \(origin)"
+        }
         return "\(kind.rawValue) \(initialValue) from \(origin)"
     }
 
@@ -135,8 +138,8 @@ public final class Trace: CustomStringConvertible {
         var nodeWidth = TraceStep.nodeWidth
         var responderWidth = TraceStep.responderWidth
         for step in steps {
-            nodeWidth = max(nodeWidth, step.node.description.count)
-            responderWidth = max(responderWidth, step.responder.count)
+            nodeWidth = max(nodeWidth, min(step.node.description.count, TextClip.column))
+            responderWidth = max(responderWidth, min(step.responder.count, TextClip.column))
         }
         var lines = [header]
         for step in steps { lines.append(step.line(nodeWidth: nodeWidth, responderWidth: responderWidth)) }

@@ -46,8 +46,10 @@ public struct TraceStep: CustomStringConvertible {
     /// takes the place of the index column (`  Root            unhandled`); so does the `disabled`
     /// step of an action a disabled control refused (`  Button#save     disabled`). A trace
     /// widens both columns to its longest node and responder (see ``Trace/description``).
+    /// Node and responder longer than ``TextClip/column`` characters are cut (see ``TextClip``).
     public func line(nodeWidth: Int, responderWidth: Int) -> String {
-        let line = "  " + Self.pad(node.description, nodeWidth) + " "
+        let responder = TextClip.clip(self.responder, to: TextClip.column)
+        let line = "  " + Self.pad(TextClip.clip(node.description, to: TextClip.column), nodeWidth) + " "
         if index == 0 && (decision == .unhandled || decision == .disabled || decision == .loading) {
             return line + "   " + decision.rawValue
         }

@@ -133,7 +133,17 @@ final class LuaPayload: ValuePayload {
             if a.0 == 0 && a.1 != b.1 { return a.1 < b.1 }
             return a.3 < b.3
         }
-        return pairs.map { "\($0.4)=\($0.5)" }.joined(separator: ", ")
+        // all together at most `TextClip.fields` characters (each field is cut by `render`)
+        var text = ""
+        for (i, pair) in pairs.enumerated() {
+            let field = "\(pair.4)=\(pair.5)"
+            if text.utf8.count + field.utf8.count > TextClip.fields {
+                text += (i > 0 ? ", " : "") + "… (\(pairs.count - i) more fields)"
+                break
+            }
+            text += (i > 0 ? ", " : "") + field
+        }
+        return text
     }
 
     /// Whether `key` is a Lua name (letters, digits and `_`, not starting with a digit, not a
@@ -167,11 +177,15 @@ final class LuaPayload: ValuePayload {
     static func render(_ L: OpaquePointer, _ rt: LuaRuntime, _ index: Int32) -> String {
         switch lua_type(L, index) {
         case LUA_TSTRING:
-            return FieldsPayload.quote(rt.string(at: index) ?? "")
+            // cut before quoting: the whole string is never copied (see `TextClip`)
+            let s = rt.string(at: index) ?? ""
+            guard s.utf8.count > TextClip.field, s.count > TextClip.field else { return FieldsPayload.quote(s) }
+            return FieldsPayload.quote(String(s.prefix(TextClip.field)))
+                + "… (\(s.count - TextClip.field) more characters)"
         case LUA_TTABLE:
             if luaL_getmetafield(L, index, "__tostring") != LUA_TNIL {
                 luashim_pop(L, 1)
-                return rt.describe(index)
+                return TextClip.clip(rt.describe(index), to: TextClip.field)
             }
             return "{…}"
         case LUA_TUSERDATA:
@@ -179,9 +193,9 @@ final class LuaPayload: ValuePayload {
             // fails where the error being described came from (a C stack overflow printed
             // `node=userdata: 0x…`; found by an acceptance probe)
             if let m = rt.moduleState, m.L == L, let node = m.node(at: index) { return node.description }
-            return rt.describe(index)
+            return TextClip.clip(rt.describe(index), to: TextClip.field)
         default:
-            return rt.describe(index)
+            return TextClip.clip(rt.describe(index), to: TextClip.field)
         }
     }
 }
