@@ -82,10 +82,12 @@ enum SegmentedControlMethods {
         }
         var at = c.segments.count + 1
         if !luashim_isnoneornil(L, 3) {
-            switch index(m, "insertSegment", 2, at: 3, upper: c.segments.count + 1) {
-            case .failure(let f): return f.status
-            case .success(let i): at = i
-            }
+            // an index past either end is pinned to it, as UIKit's insertSegment(withTitle:at:)
+            // clamps it (found by an acceptance probe)
+            var ok: Int32 = 0
+            let i = luashim_tointeger(L, 3, &ok)
+            guard ok != 0 else { return m.argError(2, "insertSegment", "segment index (integer)", 3) }
+            at = Int(min(max(i, 1), lua_Integer(c.segments.count + 1)))
         }
         let tt = kitRawField(L, 2, "title")
         let title = tt == LUA_TSTRING ? m.runtime.string(at: -1) : nil
