@@ -11,10 +11,11 @@ enum ActionOrFailure {
 /// `EventButton`, `node:onTapGesture` and the actions `tap` performs (SPEC §2.7).
 package enum TapBinding: ModuleBinding {
     /// The action for an `event = E{…}` or `trigger = fn` field at `index`; nil plus a raised
-    /// error status when the field has the wrong kind.
+    /// error status when the field has the wrong kind. A function may return nothing when
+    /// `mayReturnNothing` (`onTapGesture`'s: it then ran as a tap function).
     static func triggerAction(
         _ m: ModuleState, _ node: Node, at index: Int32, field: String,
-        owner: String
+        owner: String, mayReturnNothing: Bool
     ) -> ActionOrFailure {
         if let v = m.value(at: index) {
             guard v.kind == .event else {
@@ -30,12 +31,12 @@ package enum TapBinding: ModuleBinding {
         // [unowned(unsafe) m]: tap actions run only in this state's `tap` (proof at `ModuleState`)
         return .success(
             TapAction.Action.triggerProduced { [unowned(unsafe) m] in
-                try m.callProducer(slot, owner: owner, mayReturnNothing: owner == "onTapGesture")
+                try m.callProducer(slot, owner: owner, mayReturnNothing: mayReturnNothing)
             })
     }
 
     static func setButtonEvent(_ m: ModuleState, _ node: Node, at index: Int32) -> Int32? {
-        switch triggerAction(m, node, at: index, field: "event", owner: "EventButton") {
+        switch triggerAction(m, node, at: index, field: "event", owner: "EventButton", mayReturnNothing: false) {
         case .failure(let status): return status
         case .success(let action):
             node.removeTapActions()
@@ -67,7 +68,7 @@ package enum TapBinding: ModuleBinding {
         }
         luashim_pop(L, 1)
         if luashim_rawgetfield(L, 2, "trigger") != LUA_TNIL {
-            switch triggerAction(m, node, at: -1, field: "trigger", owner: "onTapGesture") {
+            switch triggerAction(m, node, at: -1, field: "trigger", owner: "onTapGesture", mayReturnNothing: true) {
             case .failure(let status): return status
             case .success(let action): node.onTapGesture(count: count, action: action)
             }

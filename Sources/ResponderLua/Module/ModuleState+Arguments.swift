@@ -1,0 +1,78 @@
+import CLua
+import CLuaShim
+import ResponderEngine
+
+/// How arguments are described in errors: kind names, `bad argument` messages, failures and the
+/// script location they are raised at.
+extension ModuleState {
+
+    /// How an argument is named in `bad argument` messages: `event`, `error type`, `node`, `string`…
+    package func kindName(at index: Int32) -> String {
+        if lua_type(L, index) == LUA_TUSERDATA {
+            if let v = value(at: index) { return v.kind == .event ? "event" : "error" }
+            if let t = valueType(at: index) { return t.kind == .event ? "event type" : "error type" }
+            for (i, ref) in metatables.enumerated() where ref != LUA_NOREF && luashim_to_object(L, index, ref) != nil {
+                return kindLabels[i]
+            }
+            if let kind = finalizedKind(at: index) { return "finalized \(label(kind))" }
+        }
+        return String(cString: luashim_typename_at(L, index))
+    }
+
+    /// The kind of the userdata at `index` when it is one of ours whose finalizer already ran
+    /// (a `__gc` metamethod resurrected it): its Swift object is gone.
+    func finalizedKind(at index: Int32) -> ObjectKind? {
+        guard let block = lua_touserdata(L, index), lua_getmetatable(L, index) != 0 else { return nil }
+        defer { luashim_pop(L, 1) }
+        for raw in metatables.indices where metatables[raw] != LUA_NOREF {
+            let kind = ObjectKind(rawValue: raw)
+            lua_rawgeti(L, luashim_registryindex(), lua_Integer(metatable(kind)))
+            let same = lua_rawequal(L, -1, -2) != 0
+            luashim_pop(L, 1)
+            guard same else { continue }
+            if kind == .value {
+                let cell = block.assumingMemoryBound(to: luashim_value_cell.self)
+                return luashim_value_type(cell) == nil ? .value : nil
+            }
+            return block.assumingMemoryBound(to: UnsafeMutableRawPointer?.self).pointee == nil ? kind : nil
+        }
+        return nil
+    }
+
+    /// How messages name `kind` (`node`, `State`, …).
+    func label(_ kind: ObjectKind) -> String { kindLabels[kind.rawValue] }
+
+    /// Pushes what `tostring` shows for a userdata of `kind` without its Swift object:
+    /// `finalized KIND` (resurrected by a `__gc` metamethod) or the bare kind.
+    package func pushPlaceholderName(at index: Int32, _ kind: ObjectKind) {
+        runtime.pushString(finalizedKind(at: index) != nil ? "finalized \(label(kind))" : label(kind))
+    }
+
+    /// Raises `KIND used after it was finalized` for a resurrected userdata at `index`.
+    func finalizedError(_ kind: ObjectKind) -> Int32 {
+        let place = location().map { "\($0.file):\($0.line): " } ?? ""
+        return runtime.raise("\(place)\(label(kind)) used after it was finalized (a __gc metamethod kept it)")
+    }
+
+    /// `file:line: bad argument #n to 'name' (expected expected, got …)` and LUASHIM_RAISE.
+    package func argError(_ n: Int, _ name: String, _ expected: String, _ index: Int32) -> Int32 {
+        let got = lua_type(L, index) == LUA_TNONE ? "no value" : kindName(at: index)
+        if n == 0 {  // the self argument, worded as Lua's luaL_argerror words it
+            return runtime.raise(
+                "\(runtime.whereString())calling '\(name)' on bad self (\(expected) expected, got \(got))"
+                    + runtime.dotCallHint(name, receiver: expected))
+        }
+        return runtime.raise(
+            "\(runtime.whereString())bad argument #\(n) to '\(name)' (\(expected) expected, got \(got))")
+    }
+
+    /// Raises a located message.
+    package func fail(_ message: String) -> Int32 {
+        runtime.raise("\(runtime.whereString())\(message)")
+    }
+
+    /// The innermost script line on the stack, as an engine location.
+    package func location() -> SourceLocation? {
+        runtime.scriptLocation().map { SourceLocation(file: $0.file, line: $0.line) }
+    }
+}
