@@ -22,6 +22,15 @@ extension World {
         lastTrace = trace
     }
 
+    /// The steps of the error dispatch that became the last trace after `before` (the error a
+    /// control's handler raised, reported from the control): an action trace continues with
+    /// them after the handler's `threw` step. Empty when no such dispatch was recorded (inside a
+    /// dispatch, or when the handler ended otherwise).
+    public func stepsOfErrorReported(since before: Trace?) -> [TraceStep] {
+        guard let reported = lastTrace, reported !== before, reported.kind == .error else { return [] }
+        return reported.steps
+    }
+
     /// Runs `body`, a simulated input named `name` on `node` that may send several control
     /// actions (`slide`: editingDidBegin, valueChanged, editingDidEnd). When it sent more than
     /// one, the last trace is one action trace of the input (`action slide from Slider#s`) with

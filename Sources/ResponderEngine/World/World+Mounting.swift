@@ -22,6 +22,10 @@ extension World {
         try beginAction()
         defer { endAction() }
         let oldParent = child.parent
+        // a move within the mounted tree: hooks can tell it from a removal (``isMoving(_:)``)
+        let previousMoving = movingSubtree
+        if child.world === self && parent.world === self { movingSubtree = child }
+        defer { movingSubtree = previousMoving }
         if child.world === self {
             unmountSubtree(child)
             if root === child { root = nil }
@@ -34,6 +38,20 @@ extension World {
         try mountSubtree(child)
         structureDidChange?(parent)
         try checkPendingAbort()
+    }
+
+    /// Whether `node` disappears or appears because ``Node/add(_:at:)`` is moving it (or an
+    /// ancestor) from one place of the mounted tree to another, rather than removing or adding
+    /// it: hooks keep what a move does not change (the kit's preference handlers fire again
+    /// only when the value changed). Walks up from `node` (iterative).
+    public func isMoving(_ node: Node) -> Bool {
+        guard let moving = movingSubtree else { return false }
+        var current: Node? = node
+        while let n = current {
+            if n === moving { return true }
+            current = n.parent
+        }
+        return false
     }
 
     /// Detaches a mounted node from its parent (used by ``Node/remove()``).

@@ -34,6 +34,9 @@ public final class World {
     /// Nodes that appeared in a nested appear walk while an outer walk runs: the outer walk
     /// skips them, so a node appears once per addition.
     var appearedInNestedWalks: Set<ObjectIdentifier> = []
+    /// The subtree a running ``Node/add(_:at:)`` moves within the mounted tree (it disappears
+    /// and appears again in the same call), or `nil`.
+    var movingSubtree: Node?
 
     /// Receives each relaxed-mode diagnostic line (`warning: FILE:LINE: message`).
     /// The default discards it; the bridge prints it to stderr.

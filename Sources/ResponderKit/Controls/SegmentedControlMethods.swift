@@ -35,12 +35,14 @@ enum SegmentedControlMethods {
             lua_setfield(L, -2, "id")
         }
         var ran = false
+        let before = m.world.lastTrace
         defer {
             let value = Trace.actionValue(ControlEvent.valueChanged.rawValue)
             let step = TraceStep(
                 node: node, index: index, responder: "segment(\(segment.title))", filter: nil, value: value,
                 decision: ran ? .handled : .threw)
-            m.world.recordAction(Trace(action: value, origin: node, steps: [step]))
+            let reported = ran ? [] : m.world.stepsOfErrorReported(since: before)
+            m.world.recordAction(Trace(action: value, origin: node, steps: [step] + reported))
         }
         ran = try m.kitCall(2, 0, from: node)
     }

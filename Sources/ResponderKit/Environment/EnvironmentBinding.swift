@@ -191,13 +191,17 @@ enum EnvironmentBinding: ModuleBinding {
         world.appearHook = { [unowned(unsafe) m] node in
             try previousAppear?(node)
             guard m.hasKit(node) else { return }
-            if !m.callHook(appearRef, node, keepingError: true) { throw LuaCallError() }
+            if !m.callHook(appearRef, node, moving: m.world.isMoving(node), keepingError: true) {
+                throw LuaCallError()
+            }
         }
         let previousDisappear = world.disappearHook
         world.disappearHook = { [unowned(unsafe) m] node in
             previousDisappear?(node)
             // (a failure that unwinds, a strict abort or a limit, is kept: `remove` raises it)
-            if m.hasKit(node) { _ = m.callHook(disappearRef, node, keepingError: true) }
+            if m.hasKit(node) {
+                _ = m.callHook(disappearRef, node, moving: m.world.isMoving(node), keepingError: true)
+            }
         }
         let previousStructure = world.structureDidChange
         world.structureDidChange = { [unowned(unsafe) m] parent in
@@ -344,15 +348,17 @@ extension ModuleState {
         return lua_rawget(L, -2) == LUA_TTABLE
     }
 
-    /// Calls the prelude hook in registry slot `ref` with `node`; false when it raised (with
+    /// Calls the prelude hook in registry slot `ref` with `node` and `moving` (whether the node
+    /// disappears or appears because it is being moved, ``World/isMoving(_:)``); false when it raised (with
     /// `keepingError`, the error is kept as the pending error for the outermost call to raise;
     /// otherwise it is dropped: a limit is raised again by the count hook anyway).
-    func callHook(_ ref: Int32, _ node: Node?, keepingError: Bool = false) -> Bool {
+    func callHook(_ ref: Int32, _ node: Node?, moving: Bool = false, keepingError: Bool = false) -> Bool {
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
         lua_rawgeti(L, luashim_registryindex(), lua_Integer(ref))
         push(node)
-        if runtime.callKeepingError(1, 0) == LUA_OK { return true }
+        lua_pushboolean(L, moving ? 1 : 0)
+        if runtime.callKeepingError(2, 0) == LUA_OK { return true }
         if keepingError && !pendingErrorSet { setPendingError() }
         return false
     }

@@ -8,7 +8,7 @@ local type, error, next, setmetatable, rawget, tostring =
 local cocreate, coyield, corunning, coisyieldable = coroutine.create, coroutine.yield, coroutine.running, coroutine.isyieldable
 local costatus = coroutine.status
 local CancellationError = M.CancellationError
-local fmt = string.format
+local fmt, tsort = string.format, table.sort
 local argerr, callable, checkNode, checkFn, kit =
       S.argerr, S.callable, S.checkNode, S.checkFn, S.kit
 local list, environment, env, Preference, preference =
@@ -219,10 +219,10 @@ TaskMT.__tostring = function(t)
   return fmt("Task#%d(%s, %s)", d.id, tostring(d.node), d.state)
 end
 
-local function start(node, action, onEnd)
+local function start(node, action, onEnd, ofButton)
   nextId = nextId + 1
   local t = setmetatable({}, TaskMT)
-  local d = { id = nextId, node = node, state = "running", cancelled = false, onEnd = onEnd }
+  local d = { id = nextId, node = node, state = "running", cancelled = false, onEnd = onEnd, ofButton = ofButton }
   d.co = cocreate(function(...) return action(...) end)
   data[t], live[t], threads[d.co] = d, true, t
   if node then running[node] = (running[node] or 0) + 1 end
@@ -415,7 +415,22 @@ end
 -- What an AsyncButton's `touchUpInside` entry runs: its action, as a task of the button.
 local function startPressed(node, action)
   reconcile()
-  if not running[node] then start(node, action) end
+  if not running[node] then start(node, action, nil, true) end
+end
+
+-- An AsyncButton that leaves the mounted tree (not moved within it) cancels its task, as
+-- ButtonKit's button does when it disappears: the task wakes with a CancellationError while the
+-- button is still in place, so its ended and changed callbacks reach the ancestors it had.
+local function disappear(node, moving)
+  disappearHook(node, moving)
+  if moving or not running[node] then return end
+  local mine = {}
+  for t in next, live do
+    local d = data[t]
+    if d and d.node == node and d.ofButton then mine[#mine + 1] = t end
+  end
+  tsort(mine, function(a, b) return data[a].id < data[b].id end)
+  for i = 1, #mine do cancel(mine[i]) end
 end
 
 local function AsyncButton(title)
@@ -435,6 +450,7 @@ local function AsyncButton(title)
     -- starts the action as a task of the button, unless one runs (a press while loading is
     -- refused before it runs, also with disabledWhenLoading = false)
     local node = asyncControl(title, t, startPressed)
+    kit(node).asyncButton = true  -- (kit data: the disappear hook runs for the button)
     setLoading(node, function() reconcile() return running[node] ~= nil, whenLoading ~= false end)
     return node
   end
@@ -464,6 +480,6 @@ return {
     onAsyncTaskChanged = taskHandler("changed", "onAsyncTaskChanged"),
   },
   makeHandle = makeHandle,
-  hooks = { appear = appearHook, disappear = disappearHook, structure = structureHook, reset = reset,
+  hooks = { appear = appearHook, disappear = disappear, structure = structureHook, reset = reset,
             liveTasks = liveTasks },
 }

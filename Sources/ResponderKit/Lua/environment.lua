@@ -327,20 +327,22 @@ local function onDisappear(node, fn)
   l[#l + 1] = fn
   return node
 end
-local function appearHook(node)
+-- `moving`: the node leaves and comes back within one `add` that moves it in the mounted tree;
+-- its preference handlers keep their last value then, and fire again only if it changed
+local function appearHook(node, moving)
   local k = kitOf(node)
   if not k then return end
   local l = k.appear
   if l then for i = 1, #l do invoke(node, l[i]) end end
-  if k.prefHandlers then fireHandlers(node, true) end
+  if k.prefHandlers then fireHandlers(node, not moving) end
 end
-local function disappearHook(node)
+local function disappearHook(node, moving)
   local k = kitOf(node)
   if not k then return end
   local l = k.disappear
   if l then for i = 1, #l do invoke(node, l[i]) end end
   local hs = k.prefHandlers
-  if hs then for i = 1, #hs do hs[i].has, hs[i].last = false, nil end end
+  if hs and not moving then for i = 1, #hs do hs[i].has, hs[i].last = false, nil end end
 end
 local function structureHook(parent) changedFrom(parent) end
 

@@ -87,12 +87,19 @@ extension ModuleState {
                     decision: decision))
         }
         // a step that runs a handler: `handled`, or `threw` when the handler raised (reported) or
-        // a limit or a strict abort came while it ran
+        // a limit or a strict abort came while it ran; the walk of the error it raised, reported
+        // from the control, follows that step (as a responder's error follows its `threw`)
         func performing(_ n: Node, _ i: Int, _ label: String, _ body: () throws -> Bool) throws {
             let at = steps.count
+            let before = world.lastTrace
             step(n, i, label, .handled)
             var ok = false
-            defer { if !ok { steps[at].decision = .threw } }
+            defer {
+                if !ok {
+                    steps[at].decision = .threw
+                    steps += world.stepsOfErrorReported(since: before)
+                }
+            }
             ok = try body()
         }
         let label = traceLabel(h)

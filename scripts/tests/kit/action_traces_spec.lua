@@ -61,7 +61,32 @@ describe("target–action traces", function()
       "action touchUpInside from Button",
       "  Button       #1 action(action)               handled",
       "  Button       #2 addTarget(nosuch)            threw",
+      "  Root         #1 handleError                  handled",
     })
+  end)
+
+  it("the error a Button's action raised goes on in the action's trace (found by an acceptance probe)", function()
+    local Oops = Error "Oops"
+    local b = Button "Save" { id = "save", action = function() error(Oops { why = "x" }) end }
+    local root = View "Root" { b }
+    local got
+    root:handleError(Oops, function(e) got = e end)
+    mount(root)
+    assert.is_true(tap(b))
+    assert.equal(Oops { why = "x" }, got)
+    assert.trace(responder.lastTrace(), {
+      "action touchUpInside from Button#save",
+      "  Button#save  #1 action(action)               threw",
+      "  Root         #1 handleError(Oops)            handled",
+    })
+    -- unhandled: the walk ends at the root, and sendActions records it the same way
+    local c = Button "Go" { id = "go", action = function() error("boom") end }
+    root:add(c)
+    assert.warns("unhandledError", function() sendActions(c, "touchUpInside") end)
+    local trace = responder.lastTrace()
+    assert.equal("threw", trace[1].decision)
+    assert.equal("unhandled", trace[#trace].decision)
+    assert.equal(root, trace[#trace].node)
   end)
 
   it("an input that sends several actions records one trace of the input with all their steps", function()
@@ -118,6 +143,7 @@ describe("target–action traces", function()
     assert.trace(responder.lastTrace(), {
       "action valueChanged from SegmentedControl#s",
       "  SegmentedControl#s #2 segment(Two)                 threw",
+      "  Root               unhandled",
     })
   end)
 end)

@@ -295,6 +295,36 @@ describe("tasks the script ends from inside", function()
     assert.error_matches(function() advance(2) end, "after the reset")
   end)
 
+  it("a button removed while its task runs cancels it; its old ancestors hear that it ended", function()
+    local log = {}
+    local after
+    local button = AsyncButton "Go" { action = function() sleep(10); after = true end }
+    local panel = View "Panel" { button }
+    local root = View "Root" { panel }
+    root:onAsyncTaskEnded(function(t) log[#log + 1] = "ended " .. t.state end)
+    root:onAsyncTaskChanged(function(t) log[#log + 1] = "changed " .. tostring(t and t.state) end)
+    mount(root)
+    tap(button)
+    assert.same({ "changed running" }, log)
+    panel:remove()
+    assert.same({ "changed running", "ended cancelled", "changed nil" }, log)
+    assert.is_false(button.isLoading)
+    advance(20)
+    assert.is_nil(after)
+  end)
+
+  it("a button moved within the mounted tree keeps its task running", function()
+    local done = false
+    local button = AsyncButton "Go" { action = function() sleep(1); done = true end }
+    local a, b = View "A" { button }, View "B"
+    mount(View "Root" { a, b })
+    tap(button)
+    b:add(button)
+    assert.is_true(button.isLoading)
+    advance(1)
+    assert.is_true(done)
+  end)
+
   it("a task whose coroutine the script closed ends as cancelled", function()
     local co, ended
     local t = task(function() co = coroutine.running(); sleep(1); ended = true end)

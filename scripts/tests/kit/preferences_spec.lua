@@ -130,6 +130,40 @@ describe("preferences", function()
     assert.spy(s).was.called_with(3)
   end)
 
+  it("a node moved within the mounted tree fires its handlers only if its value changed", function()
+    local Sum = Preference("sum", { default = 0, reduce = function(a, b) return a + b end })
+    local root = View "Root"
+    local left, right = View "Left", View "Right"
+    root:add(left); root:add(right)
+    local seen = {}
+    left:onPreferenceChange(Sum, function(v) seen[#seen + 1] = "left " .. v end)
+    root:onPreferenceChange(Sum, function(v) seen[#seen + 1] = "root " .. v end)
+    mount(root)
+    assert.same({ "root 0", "left 0" }, seen)
+    root:add(left, 2)          -- reordered: the values are the same
+    assert.same({ "root 0", "left 0" }, seen)
+    assert.equal(right, root.children[1])
+    right:add(left)            -- moved under Right: still the same values
+    assert.same({ "root 0", "left 0" }, seen)
+    left:preference(Sum, 2)
+    assert.same({ "root 0", "left 0", "left 2", "root 2" }, seen)
+  end)
+
+  it("a node removed and added again fires its handlers as at mount", function()
+    local Sum = Preference("sum", { default = 0, reduce = function(a, b) return a + b end })
+    local root = View "Root"
+    local left = View "Left"
+    root:add(left)
+    local s = spy.new(function() end)
+    left:onPreferenceChange(Sum, s)
+    mount(root)
+    assert.spy(s).was.called(1)
+    left:remove()
+    root:add(left)
+    assert.spy(s).was.called(2)
+    assert.spy(s).was.called_with(0)
+  end)
+
   it("a preference is printable and argument errors name it", function()
     local P = Preference("size", { default = 0, reduce = function(a, b) return b end })
     assert.equal("Preference(size)", tostring(P))
