@@ -106,6 +106,7 @@ enum EnvironmentBinding: ModuleBinding {
             ("isNode", isNode), ("kit", kit), ("subtree", subtree), ("invoke", invoke),
             ("resume", AsyncResume.resume), ("report", report), ("isCancellation", isCancellation),
             ("kindName", kindName), ("setLoading", setLoading),
+            ("nodeHandle", nodeHandle), ("handleNode", handleNode),
             ("asyncButton", ControlsBinding.asyncButton),
         ]
         lua_createtable(L, 0, Int32(helpers.count))
@@ -169,6 +170,10 @@ enum EnvironmentBinding: ModuleBinding {
         }
         lua_settop(L, kitTable)
 
+        // the metatable of handles that stand for their node
+        lua_getfield(L, kitTable, "nodeHandleMT")
+        lua_setfield(L, luashim_registryindex(), ModuleState.nodeHandleKey)
+
         // handles made for Swift registrations (onChange, on.*)
         lua_getfield(L, kitTable, "makeHandle")
         lua_setfield(L, luashim_registryindex(), handleMakerKey)
@@ -228,6 +233,26 @@ enum EnvironmentBinding: ModuleBinding {
     /// `K.isNode(v)`.
     static let isNode: LuaSwiftFunction = { L in
         lua_pushboolean(L, state(L).node(at: 1) != nil ? 1 : 0)
+        return 1
+    }
+
+    /// `K.nodeHandle(node)`: a new registration handle that stands for `node` (user value 1),
+    /// with the prelude's `nodeHandleMT`.
+    static let nodeHandle: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let node = m.node(at: 1) else { return m.argError(1, "nodeHandle", "node", 1) }
+        _ = lua_newuserdatauv(L, 0, 1)
+        m.push(node)
+        _ = lua_setiuservalue(L, -2, 1)
+        lua_getfield(L, luashim_registryindex(), ModuleState.nodeHandleKey)
+        _ = lua_setmetatable(L, -2)
+        return 1
+    }
+
+    /// `K.handleNode(v)`: the node a registration handle stands for, or nil for anything else.
+    static let handleNode: LuaSwiftFunction = { L in
+        let m = state(L)
+        m.push(m.handledNode(at: 1))
         return 1
     }
 

@@ -17,7 +17,7 @@ local preferenceValue, onPreferenceChange, post, onReceive, observe =
       S.preferenceValue, S.onPreferenceChange, S.post, S.onReceive, S.observe
 local onAppear, onDisappear, appearHook, disappearHook, structureHook =
       S.onAppear, S.onDisappear, S.appearHook, S.disappearHook, S.structureHook
-local setLoading, makeHandle = S.setLoading, S.makeHandle
+local setLoading, makeHandle, entryHandle, eachLive = S.setLoading, S.makeHandle, S.entryHandle, S.eachLive
 local asyncControl = K.asyncButton
 
 -- Async actions on a virtual clock ---------------------------------------------------------
@@ -59,9 +59,9 @@ local function notify(node, kind, arg)
     local k = kitOf(n)
     local l = k and k.tasks and k.tasks[kind]
     if l then
-      -- every handler the node registered, in order (a snapshot: one may register another)
-      local snapshot = { table.unpack(l) }
-      for i = 1, #snapshot do invoke(n, snapshot[i], arg) end
+      -- every handler the node registered, in order (a snapshot: one may register another;
+      -- one a handle cancelled before its turn does not run)
+      eachLive(l, n, function(node, fn) invoke(node, fn, arg) end)
     end
     n = n.parent
   end
@@ -461,7 +461,7 @@ local function taskHandler(kind, fname)
     checkNode(node, fname); checkFn(1, fname, fn)
     local l = list(list(kit(node), "tasks"), kind)
     l[#l + 1] = fn
-    return node
+    return entryHandle(fname, node, l, fn)
   end
 end
 
@@ -479,7 +479,7 @@ return {
     onAsyncTaskEnded = taskHandler("ended", "onAsyncTaskEnded"),
     onAsyncTaskChanged = taskHandler("changed", "onAsyncTaskChanged"),
   },
-  makeHandle = makeHandle,
+  makeHandle = makeHandle, nodeHandleMT = S.NodeHandleMT,
   hooks = { appear = appearHook, disappear = disappear, structure = structureHook, reset = reset,
             liveTasks = liveTasks },
 }

@@ -82,6 +82,59 @@ local function makeHandle(kind, remove)
   return h
 end
 
+-- Handles that stand for their node: what onAppear, onDisappear, onPreferenceChange and
+-- onAsyncTask* return. A registration handle (h:cancel(), h.isCancelled) that also chains as the
+-- node did (h:onDisappear(g), View "A":onAppear(f) as a child, add, mount, tap…), equals its node
+-- (h == node) and prints as it. A userdata whose user value is the node (K.nodeHandle).
+local newNodeHandle, handleNode = K.nodeHandle, K.handleNode
+local NodeHandleMT = { __name = "responder.handle", __metatable = "locked" }
+local function cancelHandle(self)
+  local d = handleData[self]
+  if not d then argerr(0, "cancel", "handle", self) end
+  if not d.cancelled then d.cancelled = true; d.remove() end
+  return self
+end
+NodeHandleMT.__index = function(h, key)
+  if key == "cancel" then return cancelHandle
+  elseif key == "isCancelled" then
+    local d = handleData[h]
+    return d and d.cancelled or false
+  end
+  local node = handleNode(h)
+  local v = node[key]
+  if type(v) ~= "function" then return v end
+  -- a method of the node: called on the handle, it runs on the node
+  return function(self, ...)
+    if rawequal(self, h) then self = node end
+    return v(self, ...)
+  end
+end
+NodeHandleMT.__newindex = function(h, key, value)
+  -- (nodes take no assignment: the node's own message, placed at the assignment)
+  local node = handleNode(h)
+  local ok, e = pcall(function() node[key] = value end)
+  if not ok then
+    if type(e) == "string" then e = e:gsub("^[^\n]-:%d+: ", "", 1) end
+    error(e, 2)
+  end
+end
+NodeHandleMT.__eq = function(a, b) return rawequal(handleNode(a) or a, handleNode(b) or b) end
+NodeHandleMT.__tostring = function(h) return tostring(handleNode(h)) end
+NodeHandleMT.__call = function(h, ...) return handleNode(h)(...) end
+local function nodeHandle(kind, node, remove)
+  local h = newNodeHandle(node)
+  handleData[h] = { kind = kind, cancelled = false, remove = remove }
+  return h
+end
+-- removes the last occurrence of `entry` in the array `l` (the same function registered twice
+-- is two registrations: a handle cancels one)
+local function removeOne(l, entry)
+  for i = #l, 1, -1 do if l[i] == entry then tremove(l, i); return end end
+end
+local function entryHandle(kind, node, l, entry)
+  return nodeHandle(kind, node, function() removeOne(l, entry) end)
+end
+
 -- Environment ------------------------------------------------------------------------------
 local NIL = {}
 local function environment(node, key, value)
@@ -160,13 +213,27 @@ local function reduced(node, P)
   end
   return acc
 end
+-- whether `e` is still in the list `l` (a handler a handle cancelled before its turn is not)
+local function isIn(l, e)
+  for x = 1, #l do if l[x] == e then return true end end
+  return false
+end
+-- calls `fn(node, e)` for each entry of `l` as it is now that is still there at its turn
+local function eachLive(l, node, f)
+  local snapshot = { unpack(l) }
+  for i = 1, #snapshot do
+    local e = snapshot[i]
+    if isIn(l, e) then f(node, e) end
+  end
+end
 local function fireHandlers(node, always, P)
   local k = kitOf(node)
   local hs = k and k.prefHandlers
   if not hs then return end
-  for i = 1, #hs do
-    local h = hs[i]
-    if P == nil or h.P == P then
+  local snapshot = { unpack(hs) }
+  for i = 1, #snapshot do
+    local h = snapshot[i]
+    if (P == nil or h.P == P) and isIn(hs, h) then
       invoke(node, function()
         local v = reduced(node, h.P)
         if always or not h.has or not same(v, h.last) then
@@ -204,7 +271,7 @@ local function onPreferenceChange(node, P, fn)
   if node.mounted then h.last, h.has = reduced(node, P), true end
   local hs = list(kit(node), "prefHandlers")
   hs[#hs + 1] = h
-  return node
+  return entryHandle("onPreferenceChange", node, hs, h)
 end
 
 -- Notifications, observation, appear and disappear ----------------------------------------
@@ -319,13 +386,13 @@ local function onAppear(node, fn)
   checkNode(node, "onAppear"); checkFn(1, "onAppear", fn)
   local l = list(kit(node), "appear")
   l[#l + 1] = fn
-  return node
+  return entryHandle("onAppear", node, l, fn)
 end
 local function onDisappear(node, fn)
   checkNode(node, "onDisappear"); checkFn(1, "onDisappear", fn)
   local l = list(kit(node), "disappear")
   l[#l + 1] = fn
-  return node
+  return entryHandle("onDisappear", node, l, fn)
 end
 -- `moving`: the node leaves and comes back within one `add` that moves it in the mounted tree;
 -- its preference handlers keep their last value then, and fire again only if it changed
@@ -333,14 +400,14 @@ local function appearHook(node, moving)
   local k = kitOf(node)
   if not k then return end
   local l = k.appear
-  if l then for i = 1, #l do invoke(node, l[i]) end end
+  if l then eachLive(l, node, invoke) end
   if k.prefHandlers then fireHandlers(node, not moving) end
 end
 local function disappearHook(node, moving)
   local k = kitOf(node)
   if not k then return end
   local l = k.disappear
-  if l then for i = 1, #l do invoke(node, l[i]) end end
+  if l then eachLive(l, node, invoke) end
   local hs = k.prefHandlers
   if hs and not moving then for i = 1, #hs do hs[i].has, hs[i].last = false, nil end end
 end
@@ -351,4 +418,5 @@ S.argerr, S.callable, S.checkNode, S.checkFn, S.kit = argerr, callable, checkNod
 S.list, S.environment, S.env, S.Preference, S.preference = list, environment, env, Preference, preference
 S.preferenceValue, S.onPreferenceChange, S.post, S.onReceive, S.observe = preferenceValue, onPreferenceChange, post, onReceive, observe
 S.onAppear, S.onDisappear, S.appearHook, S.disappearHook, S.structureHook = onAppear, onDisappear, appearHook, disappearHook, structureHook
-S.setLoading, S.makeHandle = setLoading, makeHandle
+S.eachLive = eachLive
+S.setLoading, S.makeHandle, S.entryHandle, S.NodeHandleMT = setLoading, makeHandle, entryHandle, NodeHandleMT

@@ -309,7 +309,32 @@ package final class ModuleState {
         return Unmanaged<T>.fromOpaque(p).takeUnretainedValue()
     }
 
-    package func node(at index: Int32) -> Node? { object(at: index, .node, as: Node.self) }
+    /// The node at `index`: a node userdata, or a registration handle that stands for its node
+    /// (``nodeHandleKey``).
+    package func node(at index: Int32) -> Node? {
+        if let node = object(at: index, .node, as: Node.self) { return node }
+        return handledNode(at: index)
+    }
+
+    /// Registry key of the metatable of registration handles that stand for their node (the
+    /// kit's `onAppear`, `onPreferenceChange`, … return one): a userdata whose user value 1 is
+    /// the node, so it can be passed wherever a node is expected.
+    package static let nodeHandleKey = "responder.nodeHandleMT"
+
+    /// The node a registration handle at `index` stands for, or nil.
+    @inline(never)
+    package func handledNode(at index: Int32) -> Node? {
+        guard lua_type(L, index) == LUA_TUSERDATA else { return nil }
+        let i = lua_absindex(L, index)
+        guard lua_getmetatable(L, i) != 0 else { return nil }
+        lua_getfield(L, luashim_registryindex(), ModuleState.nodeHandleKey)
+        let isHandle = lua_rawequal(L, -1, -2) != 0
+        luashim_pop(L, 2)
+        guard isHandle else { return nil }
+        lua_getiuservalue(L, i, 1)
+        defer { luashim_pop(L, 1) }
+        return object(at: -1, .node, as: Node.self)
+    }
     /// Pushes a node (or nil).
     package func push(_ node: Node?) {
         guard let node else {

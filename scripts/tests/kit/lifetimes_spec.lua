@@ -153,3 +153,75 @@ describe("segmented controls", function()
     assert.error_matches(function() seg:segmentIndex(1) end, "segment id %(string%) expected")
   end)
 end)
+
+-- SPEC §2.10: every registration returns a handle with :cancel(); §2.4: registrations chain.
+describe("registration handles that stand for their node (found by an acceptance probe)", function()
+  it("onAppear, onDisappear, onPreferenceChange and onAsyncTask* return a handle whose cancel removes them", function()
+    local log = {}
+    local P = Preference("p", { default = 0 })
+    local root = View "Root"
+    local child = View "Child"
+    root:add(child)
+    local appear = root:onAppear(function() log[#log + 1] = "appear" end)
+    local disappear = root:onDisappear(function() log[#log + 1] = "disappear" end)
+    local pref = root:onPreferenceChange(P, function(v) log[#log + 1] = "pref " .. v end)
+    local started = root:onAsyncTaskStarted(function() log[#log + 1] = "started" end)
+    local ended = root:onAsyncTaskEnded(function() log[#log + 1] = "ended" end)
+    local changed = root:onAsyncTaskChanged(function() log[#log + 1] = "changed" end)
+    for _, h in ipairs({ appear, disappear, pref, started, ended, changed }) do
+      assert.is_false(h.isCancelled)
+      assert.equal(h, h:cancel())
+      assert.is_true(h.isCancelled)
+      h:cancel()  -- a second cancel does nothing
+    end
+    mount(root)
+    child:preference(P, 3)
+    task(function() sleep(1) end, { node = child })
+    advance(1)
+    mount(View "Other")
+    assert.same({}, log)
+  end)
+
+  it("a handle chains, passes as its node, equals it and prints as it", function()
+    local log = {}
+    local a = View "A":onAppear(function() log[#log + 1] = "a" end):onDisappear(function() log[#log + 1] = "a gone" end)
+    local root = View "Root" { a }
+    assert.equal("A", tostring(a))
+    assert.equal(root.children[1], a)
+    assert.is_true(a == root.children[1])
+    assert.equal("A", a.name)
+    assert.equal(root, a.parent)
+    local b = View "B":onAppear(function() log[#log + 1] = "b" end)
+    root:add(b)
+    mount(root)
+    assert.same({ "a", "b" }, log)
+    b:remove()
+    assert.same({ "a", "b" }, log)
+    assert.is_nil(b.parent)
+    a.props.n = 1
+    assert.equal(1, root.children[1].props.n)
+    local ok, err = pcall(function() a.x = 1 end)
+    assert.is_false(ok)
+    assert.matches("lifetimes_spec.lua:%d+: cannot assign field 'x' of a node", err)
+  end)
+
+  it("a handler cancelled by an earlier one in the same list does not run", function()
+    local log = {}
+    local root = View "Root"
+    local second
+    root:onAppear(function() log[#log + 1] = "first"; second:cancel() end)
+    second = root:onAppear(function() log[#log + 1] = "second" end)
+    mount(root)
+    assert.same({ "first" }, log)
+  end)
+
+  it("cancelling one of two registrations of the same function keeps the other", function()
+    local n = 0
+    local f = function() n = n + 1 end
+    local root = View "Root"
+    root:onAppear(f)
+    root:onAppear(f):cancel()
+    mount(root)
+    assert.equal(1, n)
+  end)
+end)
