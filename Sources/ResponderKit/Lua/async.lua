@@ -61,7 +61,7 @@ local function notify(node, kind, arg)
     if l then
       -- every handler the node registered, in order (a snapshot: one may register another;
       -- one a handle cancelled before its turn does not run)
-      eachLive(l, n, function(node, fn) invoke(node, fn, arg) end)
+      eachLive(l, n, function(at, fn) invoke(at, fn, arg) end)
     end
     n = n.parent
   end
