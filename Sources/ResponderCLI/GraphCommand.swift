@@ -11,7 +11,8 @@ import ResponderTesting
 /// `responder graph FILE.lua`: runs a script, then draws the mounted tree with each node's
 /// responders and the last dispatch's path highlighted (SPEC §3).
 ///
-/// Formats: `text` (the default, an indented tree), `dot` (Graphviz input) and `svg` (the dot
+/// Formats: `dot` (the default, Graphviz input; SPEC §3 lists it first), `text` (an indented
+/// tree) and `svg` (the dot
 /// text through Graphviz's `dot -Tsvg`, which must be on `PATH`). The script's own output goes
 /// to standard error, so standard output carries only the picture.
 struct GraphCommand: ParsableCommand {
@@ -29,8 +30,8 @@ struct GraphCommand: ParsableCommand {
     @Argument(help: "The script to run.")
     var file: String
 
-    @Option(help: "Output format: text, dot or svg.")
-    var format: String = "text"
+    @Option(help: "Output format: dot (Graphviz input), svg (through Graphviz) or text (an indented tree).")
+    var format: String = "dot"
 
     @Option(help: "Write the picture to FILE instead of standard output.")
     var output: String?

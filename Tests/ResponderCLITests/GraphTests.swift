@@ -98,14 +98,17 @@ struct GraphTests {
         }
     }
 
-    @Test func textIsTheDefaultAndScriptOutputGoesToStderr() throws {
+    @Test func dotIsTheDefaultAndScriptOutputGoesToStderr() throws {
+        // SPEC §3 lists `--format dot|svg|text`: the first listed is the default, as everywhere
         let dir = try GraphHarness.folder(["grid.lua": gridScript])
         let out = try GraphHarness.run([dir + "/grid.lua"])
         #expect(out.status == 0, "\(out.stderr)")
-        #expect(out.stdout == gridText)
+        #expect(out.stdout.hasPrefix("digraph"), "\(out.stdout)")
         #expect(out.stderr == "selected b\n")
-        let explicit = try GraphHarness.run([dir + "/grid.lua", "--format", "text"])
-        #expect(explicit.stdout == gridText)
+        let explicit = try GraphHarness.run([dir + "/grid.lua", "--format", "dot"])
+        #expect(explicit.stdout == out.stdout)
+        let text = try GraphHarness.run([dir + "/grid.lua", "--format", "text"])
+        #expect(text.stdout == gridText)
     }
 
     @Test func disabledControlsAndRefusedTapsAreDrawn() throws {
@@ -116,7 +119,7 @@ struct GraphTests {
             tap(save)
             """
         ])
-        let out = try GraphHarness.run([dir + "/form.lua"])
+        let out = try GraphHarness.run([dir + "/form.lua", "--format", "text"])
         #expect(out.status == 0, "\(out.stderr)")
         #expect(out.stdout.contains("└── Button#save  ◀ origin\n        disabled\n"), "\(out.stdout)")
         #expect(out.stdout.contains("(tap refused)  ◀ step 1: disabled"), "\(out.stdout)")
@@ -139,7 +142,7 @@ struct GraphTests {
             mount(root)
             """
         ])
-        let out = try GraphHarness.run([dir + "/env.lua"])
+        let out = try GraphHarness.run([dir + "/env.lua", "--format", "text"])
         #expect(out.status == 0, "\(out.stderr)")
         #expect(
             out.stdout.hasPrefix(
@@ -169,7 +172,7 @@ struct GraphTests {
             root:trigger(E {})
             """
         ])
-        let out = try GraphHarness.run([dir + "/n.lua"])
+        let out = try GraphHarness.run([dir + "/n.lua", "--format", "text"])
         #expect(
             out.stdout.hasPrefix(
                 """
@@ -191,7 +194,7 @@ struct GraphTests {
             tap(b)
             """
         ])
-        let out = try GraphHarness.run([dir + "/undo.lua"])
+        let out = try GraphHarness.run([dir + "/undo.lua", "--format", "text"])
         #expect(out.status == 0, "\(out.stderr)")
         #expect(out.stdout.contains("canPerform(undo:)  ◀ step 5: handled"), "\(out.stdout)")
         #expect(out.stdout.contains("(asked: cannot perform(undo:))  ◀ step 4: skipped"), "\(out.stdout)")
@@ -270,7 +273,7 @@ struct GraphTests {
 
     @Test func nothingMountedIsAnError() throws {
         let dir = try GraphHarness.folder(["none.lua": "local v = View 'Alone' {}\n"])
-        let out = try GraphHarness.run([dir + "/none.lua"])
+        let out = try GraphHarness.run([dir + "/none.lua", "--format", "text"])
         #expect(out.status == 1)
         #expect(out.stdout == "")
         #expect(out.stderr == "error: nothing is mounted: call mount(root) in the script\n")
@@ -285,7 +288,7 @@ struct GraphTests {
             root:find("Leaf"):trigger(E {})
             """
         ])
-        let out = try GraphHarness.run([dir + "/loose.lua"])
+        let out = try GraphHarness.run([dir + "/loose.lua", "--format", "text"])
         #expect(out.status == 0, "\(out.stderr)")
         #expect(out.stdout.hasPrefix("nothing is mounted; showing the tree of the last dispatch\nRoot  ◀ path\n"))
     }
@@ -295,24 +298,24 @@ struct GraphTests {
             "boom.lua": "mount(View 'Root' {})\nerror('kaput')\n",
             "loop.lua": "while true do end\n",
         ])
-        let boom = try GraphHarness.run([dir + "/boom.lua"])
+        let boom = try GraphHarness.run([dir + "/boom.lua", "--format", "text"])
         #expect(boom.status == 1)
         #expect(boom.stdout == "")
         #expect(boom.stderr.hasPrefix("error: \(dir)/boom.lua:2: kaput\n"))
-        let loop = try GraphHarness.run([dir + "/loop.lua", "--max-instructions", "100000"])
+        let loop = try GraphHarness.run([dir + "/loop.lua", "--max-instructions", "100000", "--format", "text"])
         #expect(loop.status == 3)
         #expect(loop.stdout == "")
     }
 
     @Test func usageErrorsExitTwo() throws {
         let dir = try GraphHarness.folder(["grid.lua": gridScript])
-        let missing = try GraphHarness.run([dir + "/missing.lua"])
+        let missing = try GraphHarness.run([dir + "/missing.lua", "--format", "text"])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("error: cannot open '\(dir)/missing.lua': no such file"))
         let format = try GraphHarness.run([dir + "/grid.lua", "--format", "png"])
         #expect(format.status == 2)
         #expect(format.stderr.contains("--format must be dot, svg or text"))
-        let safety = try GraphHarness.run([dir + "/grid.lua", "--safety", "loose"])
+        let safety = try GraphHarness.run([dir + "/grid.lua", "--safety", "loose", "--format", "text"])
         #expect(safety.status == 2)
     }
 
@@ -325,17 +328,17 @@ struct GraphTests {
             root:trigger(Lost {})
             """
         ])
-        let relaxed = try GraphHarness.run([dir + "/lost.lua"])
+        let relaxed = try GraphHarness.run([dir + "/lost.lua", "--format", "text"])
         #expect(relaxed.status == 0)
         #expect(relaxed.stdout.contains("(past the root)  ◀ step 1: unhandled"))
-        let strict = try GraphHarness.run([dir + "/lost.lua", "--safety", "strict"])
+        let strict = try GraphHarness.run([dir + "/lost.lua", "--safety", "strict", "--format", "text"])
         #expect(strict.status == 1)
         #expect(strict.stdout == "")
     }
 
     @Test func theItemGridExampleRenders() throws {
         let script = GraphHarness.repository() + "/scripts/examples/item_grid.lua"
-        let out = try GraphHarness.run([script])
+        let out = try GraphHarness.run([script, "--format", "text"])
         #expect(out.status == 0, "\(out.stderr)")
         #expect(out.stdout.hasPrefix("Screen  ◀ path\n│   #1 handleEvent(ItemSelected)  ◀ step 2: handled\n"))
         #expect(out.stdout.contains("    ├── Item#apple  ◀ origin\n"))

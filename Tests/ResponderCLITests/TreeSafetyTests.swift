@@ -88,7 +88,7 @@ struct TreeSafetyTests {
             #expect(r.stdout.contains("998001 more nodes not shown (a graph shows at most 2000 nodes"))
             #expect(r.stdout.utf8.count < 2_000_000, "\(format): \(r.stdout.utf8.count) bytes")
         }
-        let text = try H.shell(["graph", "deep.lua"], in: dir, prefix: "").stdout
+        let text = try H.shell(["graph", "deep.lua", "--format", "text"], in: dir, prefix: "").stdout
         #expect(text.contains("[depth 41] N"))
         #expect(text.contains("note: indentation stops at depth 40"))
         #expect(text.contains("… 998001 more …"))
