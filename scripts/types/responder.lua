@@ -355,16 +355,6 @@ local Handle = {}
 ---@return Handle
 function Handle:cancel() end
 
----What `onAppear`, `onDisappear`, `onPreferenceChange` and `onAsyncTask*` return: a handle that
----stands for its node (it chains, passes as the node, equals it and prints as it).
----@class NodeHandle: Node
----@field isCancelled boolean
-local NodeHandle = {}
-
----Removes the registration.
----@return NodeHandle
-function NodeHandle:cancel() end
-
 ---Runs while the node is mounted.
 ---@param source State|Binding
 ---@param fn fun(new: any, old: any)
@@ -487,7 +477,7 @@ function Node:preference(key, value) end
 ---Fires whenever the reduced value of the subtree changes (mount, preference, add, remove).
 ---@param key PreferenceKey
 ---@param fn fun(value: any)
----@return NodeHandle
+---@return Node
 function Node:onPreferenceChange(key, fn) end
 
 ---The value reduced in document order over the subtree.
@@ -515,12 +505,12 @@ function Node:observe(prop, fn) end
 
 ---Runs `fn` when the node enters the mounted tree.
 ---@param fn fun()
----@return NodeHandle
+---@return Node
 function Node:onAppear(fn) end
 
 ---Runs `fn` when the node leaves the mounted tree.
 ---@param fn fun()
----@return NodeHandle
+---@return Node
 function Node:onDisappear(fn) end
 
 ---@class Task
@@ -561,17 +551,17 @@ function task(fn, options) end
 
 ---Runs `fn` when a task of this node starts.
 ---@param fn fun(task: Task)
----@return NodeHandle
+---@return Node
 function Node:onAsyncTaskStarted(fn) end
 
 ---Runs `fn` when a task of this node ends.
 ---@param fn fun(task: Task)
----@return NodeHandle
+---@return Node
 function Node:onAsyncTaskEnded(fn) end
 
 ---The task when it starts, nil when it ends.
 ---@param fn fun(task: Task?)
----@return NodeHandle
+---@return Node
 function Node:onAsyncTaskChanged(fn) end
 
 -----------------------------------------------------------------------------------------------
