@@ -10,10 +10,10 @@ extension World {
         try beginAction()
         defer { endAction() }
         guard root.parent == nil else { throw EngineError.notARoot(node: root.description) }
-        if let old = self.root { unmountSubtree(old) }
+        if let old = self.root { unmountSubtree(old, moving: false) }
         if let other = root.world, other !== self { other.root = nil }
         self.root = root
-        try mountSubtree(root)
+        try mountSubtree(root, moving: false)
         try checkPendingAbort()
     }
 
@@ -22,12 +22,10 @@ extension World {
         try beginAction()
         defer { endAction() }
         let oldParent = child.parent
-        // a move within the mounted tree: hooks can tell it from a removal (``isMoving(_:)``)
-        let previousMoving = movingSubtree
-        if child.world === self && parent.world === self { movingSubtree = child }
-        defer { movingSubtree = previousMoving }
+        // a move within the mounted tree: its hooks can tell it from a removal (``isMoving``)
+        let moving = child.world === self && parent.world === self
         if child.world === self {
-            unmountSubtree(child)
+            unmountSubtree(child, moving: moving)
             if root === child { root = nil }
         } else if let other = child.world {
             other.detach(child)
@@ -35,29 +33,15 @@ extension World {
         parent.attach(child, at: position)
         if let oldParent, oldParent.world === self { structureDidChange?(oldParent) }
         guard parent.world === self else { return }
-        try mountSubtree(child)
+        try mountSubtree(child, moving: moving)
         structureDidChange?(parent)
         try checkPendingAbort()
-    }
-
-    /// Whether `node` disappears or appears because ``Node/add(_:at:)`` is moving it (or an
-    /// ancestor) from one place of the mounted tree to another, rather than removing or adding
-    /// it: hooks keep what a move does not change (the kit's preference handlers fire again
-    /// only when the value changed). Walks up from `node` (iterative).
-    public func isMoving(_ node: Node) -> Bool {
-        guard let moving = movingSubtree else { return false }
-        var current: Node? = node
-        while let n = current {
-            if n === moving { return true }
-            current = n.parent
-        }
-        return false
     }
 
     /// Detaches a mounted node from its parent (used by ``Node/remove()``).
     func detach(_ node: Node) {
         let parent = node.parent
-        unmountSubtree(node)
+        unmountSubtree(node, moving: false)
         node.detachFromParent()
         if root === node { root = nil }
         if let parent, parent.world === self { structureDidChange?(parent) }
@@ -67,7 +51,7 @@ extension World {
     /// in document order. Nodes an appear handler adds (or moves) appear through their own
     /// addition, once, and are skipped when this walk reaches them; nodes a handler removed
     /// before their turn do not appear.
-    private func mountSubtree(_ subtree: Node) throws {
+    private func mountSubtree(_ subtree: Node, moving: Bool) throws {
         let nodes = subtree.subtreeNodes()
         // the walk finishes (the tree must stay consistent): its work is only charged
         work.charge(nodes.count)
@@ -75,9 +59,12 @@ extension World {
         if let appearHook {
             let nested = appearWalks > 0
             appearWalks += 1
+            let outerMoving = isMoving
+            isMoving = moving
             defer {
                 appearWalks -= 1
                 if appearWalks == 0 { appearedInNestedWalks = [] }
+                isMoving = outerMoving
             }
             for node in nodes where node.world === self {
                 let id = ObjectIdentifier(node)
@@ -94,12 +81,15 @@ extension World {
 
     /// Runs the disappear hooks of `subtree` (each node once, document order, skipping nodes a
     /// handler already unmounted) and unmounts it.
-    private func unmountSubtree(_ subtree: Node) {
+    private func unmountSubtree(_ subtree: Node, moving: Bool) {
         var tally = WorkTally(work)
         defer { tally.finish() }
         if let disappearHook {
             let nodes = subtree.subtreeNodes()
             _ = tally.add(nodes.count)
+            let outerMoving = isMoving
+            isMoving = moving
+            defer { isMoving = outerMoving }
             for node in nodes where node.world === self {
                 disappearHook(node)
             }

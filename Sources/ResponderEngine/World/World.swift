@@ -34,9 +34,12 @@ public final class World {
     /// Nodes that appeared in a nested appear walk while an outer walk runs: the outer walk
     /// skips them, so a node appears once per addition.
     var appearedInNestedWalks: Set<ObjectIdentifier> = []
-    /// The subtree a running ``Node/add(_:at:)`` moves within the mounted tree (it disappears
-    /// and appears again in the same call), or `nil`.
-    var movingSubtree: Node?
+    /// Whether the appear or disappear hooks running now are those of a subtree that
+    /// ``Node/add(_:at:)`` moves from one place of the mounted tree to another (it disappears and
+    /// appears again in the same call) rather than one removed or added: hooks keep what a move
+    /// does not change (the kit's preference handlers fire again only when the value changed).
+    /// Each walk sets it for its own hooks; a walk a hook starts sets its own and restores this.
+    public internal(set) var isMoving = false
 
     /// Receives each relaxed-mode diagnostic line (`warning: FILE:LINE: message`).
     /// The default discards it; the bridge prints it to stderr.

@@ -106,7 +106,7 @@ enum EnvironmentBinding: ModuleBinding {
             ("isNode", isNode), ("kit", kit), ("subtree", subtree), ("invoke", invoke),
             ("resume", AsyncResume.resume), ("report", report), ("isCancellation", isCancellation),
             ("kindName", kindName), ("setLoading", setLoading),
-            ("nodeHandle", nodeHandle), ("handleNode", handleNode),
+            ("nodeHandle", NodeHandles.make), ("handleNode", NodeHandles.node),
             ("asyncButton", ControlsBinding.asyncButton),
         ]
         lua_createtable(L, 0, Int32(helpers.count))
@@ -196,7 +196,7 @@ enum EnvironmentBinding: ModuleBinding {
         world.appearHook = { [unowned(unsafe) m] node in
             try previousAppear?(node)
             guard m.hasKit(node) else { return }
-            if !m.callHook(appearRef, node, moving: m.world.isMoving(node), keepingError: true) {
+            if !m.callHook(appearRef, node, moving: m.world.isMoving, keepingError: true) {
                 throw LuaCallError()
             }
         }
@@ -205,7 +205,7 @@ enum EnvironmentBinding: ModuleBinding {
             previousDisappear?(node)
             // (a failure that unwinds, a strict abort or a limit, is kept: `remove` raises it)
             if m.hasKit(node) {
-                _ = m.callHook(disappearRef, node, moving: m.world.isMoving(node), keepingError: true)
+                _ = m.callHook(disappearRef, node, moving: m.world.isMoving, keepingError: true)
             }
         }
         let previousStructure = world.structureDidChange
@@ -233,26 +233,6 @@ enum EnvironmentBinding: ModuleBinding {
     /// `K.isNode(v)`.
     static let isNode: LuaSwiftFunction = { L in
         lua_pushboolean(L, state(L).node(at: 1) != nil ? 1 : 0)
-        return 1
-    }
-
-    /// `K.nodeHandle(node)`: a new registration handle that stands for `node` (user value 1),
-    /// with the prelude's `nodeHandleMT`.
-    static let nodeHandle: LuaSwiftFunction = { L in
-        let m = state(L)
-        guard let node = m.node(at: 1) else { return m.argError(1, "nodeHandle", "node", 1) }
-        _ = lua_newuserdatauv(L, 0, 1)
-        m.push(node)
-        _ = lua_setiuservalue(L, -2, 1)
-        lua_getfield(L, luashim_registryindex(), ModuleState.nodeHandleKey)
-        _ = lua_setmetatable(L, -2)
-        return 1
-    }
-
-    /// `K.handleNode(v)`: the node a registration handle stands for, or nil for anything else.
-    static let handleNode: LuaSwiftFunction = { L in
-        let m = state(L)
-        m.push(m.handledNode(at: 1))
         return 1
     }
 
@@ -374,8 +354,8 @@ extension ModuleState {
     }
 
     /// Calls the prelude hook in registry slot `ref` with `node` and `moving` (whether the node
-    /// disappears or appears because it is being moved, ``World/isMoving(_:)``); false when it raised (with
-    /// `keepingError`, the error is kept as the pending error for the outermost call to raise;
+    /// disappears or appears because it is being moved, ``World/isMoving``); false when it
+    /// raised (with `keepingError`, the error is kept as the pending error for the outermost call to raise;
     /// otherwise it is dropped: a limit is raised again by the count hook anyway).
     func callHook(_ ref: Int32, _ node: Node?, moving: Bool = false, keepingError: Bool = false) -> Bool {
         let top = lua_gettop(L)

@@ -8,7 +8,7 @@ local type, error, next, setmetatable, rawget, tostring =
 local cocreate, coyield, corunning, coisyieldable = coroutine.create, coroutine.yield, coroutine.running, coroutine.isyieldable
 local costatus = coroutine.status
 local CancellationError = M.CancellationError
-local fmt, tsort = string.format, table.sort
+local fmt = string.format
 local argerr, callable, checkNode, checkFn, kit =
       S.argerr, S.callable, S.checkNode, S.checkFn, S.kit
 local list, environment, env, Preference, preference =
@@ -61,7 +61,7 @@ local function notify(node, kind, arg)
     if l then
       -- every handler the node registered, in order (a snapshot: one may register another;
       -- one a handle cancelled before its turn does not run)
-      eachLive(l, n, function(at, fn) invoke(at, fn, arg) end)
+      eachLive(l, n, invoke, arg)
     end
     n = n.parent
   end
@@ -420,17 +420,15 @@ end
 
 -- An AsyncButton that leaves the mounted tree (not moved within it) cancels its task, as
 -- ButtonKit's button does when it disappears: the task wakes with a CancellationError while the
--- button is still in place, so its ended and changed callbacks reach the ancestors it had.
+-- button is still in place, so its ended and changed callbacks reach the ancestors it had. (A
+-- button runs one task at a time: a press while it runs is refused.)
 local function disappear(node, moving)
   disappearHook(node, moving)
   if moving or not running[node] then return end
-  local mine = {}
   for t in next, live do
     local d = data[t]
-    if d and d.node == node and d.ofButton then mine[#mine + 1] = t end
+    if d and d.node == node and d.ofButton then cancel(t); return end
   end
-  tsort(mine, function(a, b) return data[a].id < data[b].id end)
-  for i = 1, #mine do cancel(mine[i]) end
 end
 
 local function AsyncButton(title)

@@ -127,9 +127,15 @@ local function nodeHandle(kind, node, remove)
   return h
 end
 -- removes the last occurrence of `entry` in the array `l` (the same function registered twice
--- is two registrations: a handle cancels one)
+-- is two registrations: a handle cancels one); `l.cuts` counts the removals (see eachLive)
 local function removeOne(l, entry)
-  for i = #l, 1, -1 do if l[i] == entry then tremove(l, i); return end end
+  for i = #l, 1, -1 do
+    if l[i] == entry then
+      tremove(l, i)
+      l.cuts = (l.cuts or 0) + 1
+      return
+    end
+  end
 end
 local function entryHandle(kind, node, l, entry)
   return nodeHandle(kind, node, function() removeOne(l, entry) end)
@@ -218,22 +224,25 @@ local function isIn(l, e)
   for x = 1, #l do if l[x] == e then return true end end
   return false
 end
--- calls `fn(node, e)` for each entry of `l` as it is now that is still there at its turn
-local function eachLive(l, node, f)
-  local snapshot = { unpack(l) }
+-- whether the entry `e` of a snapshot of `l` taken when `l.cuts` was `cuts` is still in `l`:
+-- looked up only once a handle removed something from `l` (no quadratic walk otherwise)
+local function stillIn(l, cuts, e) return l.cuts == cuts or isIn(l, e) end
+-- calls `f(node, e, ...)` for each entry of `l` as it is now that is still there at its turn
+local function eachLive(l, node, f, ...)
+  local snapshot, cuts = { unpack(l) }, l.cuts
   for i = 1, #snapshot do
     local e = snapshot[i]
-    if isIn(l, e) then f(node, e) end
+    if stillIn(l, cuts, e) then f(node, e, ...) end
   end
 end
 local function fireHandlers(node, always, P)
   local k = kitOf(node)
   local hs = k and k.prefHandlers
   if not hs then return end
-  local snapshot = { unpack(hs) }
+  local snapshot, cuts = { unpack(hs) }, hs.cuts
   for i = 1, #snapshot do
     local h = snapshot[i]
-    if (P == nil or h.P == P) and isIn(hs, h) then
+    if (P == nil or h.P == P) and stillIn(hs, cuts, h) then
       invoke(node, function()
         local v = reduced(node, h.P)
         if always or not h.has or not same(v, h.last) then
