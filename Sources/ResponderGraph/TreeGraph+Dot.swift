@@ -8,13 +8,14 @@ extension TreeGraph {
         var out = "digraph responders {\n"
         var graphLabel = isMounted ? "" : "nothing is mounted; the tree of the last dispatch\n"
         if let dispatch {
-            graphLabel += "last dispatch: \(Self.clip(dispatch.header))\npath: \(Self.listed(dispatch.path))\n"
-            graphLabel += Self.stepList(dispatch.steps.prefix(Self.maximumCaptionSteps))
+            graphLabel +=
+                "last dispatch: \(Self.clip(dispatch.header))\npath: \(Self.listed(dispatch.path, .unicode))\n"
+            graphLabel += Self.stepList(dispatch.steps.prefix(Self.maximumCaptionSteps), .unicode)
             if dispatch.steps.count > Self.maximumCaptionSteps {
                 graphLabel +=
                     "  … \(dispatch.steps.count - Self.maximumCaptionSteps) more steps (--format text lists them)\n"
             }
-            graphLabel += Self.legend + "\n"
+            graphLabel += Self.legend(.unicode) + "\n"
         } else {
             graphLabel += "last dispatch: none\n"
         }
@@ -26,7 +27,7 @@ extension TreeGraph {
         let rows = rowLayout()
         for (index, node) in nodes.enumerated() {
             var label = Self.clip(node.label)
-            if let position = node.pathPosition { label += Self.pathMark(position) }
+            if let position = node.pathPosition { label += Self.pathMark(position, .unicode) }
             label += "\n"
             let (shown, hidden) = Self.shownLines(node.lines)
             for line in shown {
@@ -34,7 +35,7 @@ extension TreeGraph {
                 if !line.steps.isEmpty { label += "  ◀ " + Self.clip(line.steps.map(\.mark).joined(separator: ", ")) }
                 label += "\n"
             }
-            if hidden > 0 { label += Self.hiddenNote(hidden) + "\n" }
+            if hidden > 0 { label += Self.hiddenNote(hidden, .unicode) + "\n" }
             var attributes = "label=\"\(Self.dotEscape(label))\""
             if let column = rows.columns[index] { attributes = "group=\"\(column)\", " + attributes }
             if node.pathPosition != nil {

@@ -2,8 +2,10 @@ import ResponderEngine
 
 /// The ASCII form of a graph (`responder graph --format text`).
 extension TreeGraph {
-    /// The indented tree with `◀` markers, then the last dispatch's path and steps.
+    /// The indented tree (ASCII: `|-- `, `` `-- ``) with `<-` markers, then the last dispatch's
+    /// path and steps.
     public func text() -> String {
+        let g = Glyphs.ascii
         var out = ""
         if !isMounted {
             out += "nothing is mounted; showing the tree of the last dispatch\n"
@@ -16,34 +18,35 @@ extension TreeGraph {
             return out
         }
         out += "last dispatch: " + Self.oneLine(Self.clip(dispatch.header)) + "\n"
-        out += "path: " + Self.oneLine(Self.listed(dispatch.path)) + "\n"
-        out += Self.stepList(dispatch.steps.prefix(Self.maximumListed))
+        out += "path: " + Self.oneLine(Self.listed(dispatch.path, g)) + "\n"
+        out += Self.stepList(dispatch.steps.prefix(Self.maximumListed), g)
         if dispatch.steps.isEmpty { out += "  (no steps)\n" }
         if dispatch.steps.count > Self.maximumListed {
             out +=
-                "  … \(dispatch.steps.count - Self.maximumListed) more steps not shown "
+                "  \(g.more) \(dispatch.steps.count - Self.maximumListed) more steps not shown "
                 + "(a graph lists at most \(Self.maximumListed))\n"
         }
-        out += Self.legend + "\n"
+        out += Self.legend(g) + "\n"
         return out
     }
 
     /// The one numbering the pictures use, explained under them: steps are numbered as the
     /// trace lists them; the path's nodes are marked, in order on the `path:` line.
-    static let legend =
-        "legend: ◀ step N   the entry that took step N of the list above\n"
-        + "        ◀ origin   where the value started; ◀ path: the nodes it passed (in order on path:)"
+    static func legend(_ g: Glyphs) -> String {
+        "legend: \(g.mark) step N   the entry that took step N of the list above\n"
+            + "        \(g.mark) origin   where the value started; \(g.mark) path: the nodes it passed (in order on path:)"
+    }
 
     /// The mark after a node on the last dispatch's path (position 1 is the origin).
-    static func pathMark(_ position: Int) -> String {
-        position == 1 ? "  ◀ origin" : "  ◀ path"
+    static func pathMark(_ position: Int, _ g: Glyphs) -> String {
+        position == 1 ? "  \(g.mark) origin" : "  \(g.mark) path"
     }
 
     /// The most steps the picture's caption lists (the text form lists up to ``maximumListed``).
     static let maximumCaptionSteps = 20
 
     /// The numbered step lines, columns sized to their longest entries.
-    static func stepList(_ steps: ArraySlice<Step>) -> String {
+    static func stepList(_ steps: ArraySlice<Step>, _ g: Glyphs) -> String {
         let nodeWidth = steps.map { oneLine(clip($0.node)).count }.max() ?? 0
         let entryWidth = steps.map { oneLine(clip(entryText($0))).count }.max() ?? 0
         let numberWidth = String(steps.last?.number ?? 0).count
@@ -54,7 +57,7 @@ extension TreeGraph {
                 + pad(oneLine(clip(step.node)), nodeWidth) + "  "
                 + pad(oneLine(clip(entryText(step))), entryWidth) + "  "
                 + step.decision
-            if let result = step.result { line += " → " + oneLine(clip(result)) }
+            if let result = step.result { line += " \(g.arrow) " + oneLine(clip(result)) }
             out += line + "\n"
         }
         return out
@@ -100,7 +103,7 @@ extension TreeGraph {
 
     /// The widest line of a node's box, in characters.
     func boxWidth(_ node: GraphNode) -> Int {
-        var width = Self.clip(node.label).count + (node.pathPosition.map { Self.pathMark($0).count } ?? 0)
+        var width = Self.clip(node.label).count + (node.pathPosition.map { Self.pathMark($0, .unicode).count } ?? 0)
         let (shown, hidden) = Self.shownLines(node.lines)
         for line in shown {
             var count = Self.clip(line.text).count
@@ -109,7 +112,7 @@ extension TreeGraph {
             }
             width = max(width, count)
         }
-        if hidden > 0 { width = max(width, Self.hiddenNote(hidden).count) }
+        if hidden > 0 { width = max(width, Self.hiddenNote(hidden, .unicode).count) }
         return width
     }
 
@@ -120,13 +123,14 @@ extension TreeGraph {
     }
 
     /// Labels joined with arrows; past ``maximumListed`` the middle ones are left out.
-    static func listed(_ labels: [String]) -> String {
-        guard labels.count > maximumListed else { return labels.map { clip($0) }.joined(separator: " → ") }
+    static func listed(_ labels: [String], _ g: Glyphs) -> String {
+        let arrow = " \(g.arrow) "
+        guard labels.count > maximumListed else { return labels.map { clip($0) }.joined(separator: arrow) }
         let half = maximumListed / 2
         return
-            (labels.prefix(half).map { clip($0) } + ["… \(labels.count - 2 * half) more …"]
+            (labels.prefix(half).map { clip($0) } + ["\(g.more) \(labels.count - 2 * half) more \(g.more)"]
             + labels.suffix(half).map { clip($0) })
-            .joined(separator: " → ")
+            .joined(separator: arrow)
     }
 
     /// `text`, or its first ``maximumTextLength`` characters and a count of the rest.
@@ -149,43 +153,47 @@ extension TreeGraph {
     }
 
     /// The line that stands for lines left out.
-    static func hiddenNote(_ count: Int) -> String {
-        "… \(count) more lines not shown (a graph shows at most \(maximumLinesPerNode) per node)"
+    static func hiddenNote(_ count: Int, _ g: Glyphs) -> String {
+        "\(g.more) \(count) more lines not shown (a graph shows at most \(maximumLinesPerNode) per node)"
     }
 
     /// The indented tree, walked iteratively. Indentation stops growing at
     /// ``maximumIndentation`` levels; deeper nodes show their depth instead.
     private func renderText(into out: inout String) {
+        let g = Glyphs.ascii
         var stack: [(index: Int, prefix: String, isLast: Bool, depth: Int)] = [(0, "", true, 0)]
         var capped = false
         while let (index, prefix, isLast, depth) = stack.popLast() {
             let node = nodes[index]
             let isRoot = depth == 0
             let indents = depth <= Self.maximumIndentation
-            out += prefix + (isRoot ? "" : (isLast ? "└── " : "├── "))
+            out += prefix + (isRoot ? "" : (isLast ? g.lastBranch : g.branch))
             if !indents {
                 out += "[depth \(depth)] "
                 capped = true
             }
             out += Self.oneLine(Self.clip(node.label))
-            if let position = node.pathPosition { out += Self.pathMark(position) }
+            if let position = node.pathPosition { out += Self.pathMark(position, g) }
             out += "\n"
-            let inner = indents ? prefix + (isRoot ? "" : (isLast ? "    " : "│   ")) : prefix
-            let bar = node.children.isEmpty ? "    " : "│   "
+            let inner = indents ? prefix + (isRoot ? "" : (isLast ? "    " : g.vertical)) : prefix
+            let bar = node.children.isEmpty ? "    " : g.vertical
             let (shown, hidden) = Self.shownLines(node.lines)
-            let width = shown.filter { !$0.steps.isEmpty }.map { Self.oneLine(Self.clip($0.text)).count }.max() ?? 0
+            let width =
+                shown.filter { !$0.steps.isEmpty }.map { Self.oneLine(Self.clip(g.arrows(in: $0.text))).count }.max()
+                ?? 0
             for line in shown {
                 var text = inner + bar
+                let lineText = Self.oneLine(Self.clip(g.arrows(in: line.text)))
                 if line.steps.isEmpty {
-                    text += Self.oneLine(Self.clip(line.text))
+                    text += lineText
                 } else {
                     text +=
-                        Self.pad(Self.oneLine(Self.clip(line.text)), width) + "  ◀ "
-                        + Self.oneLine(Self.clip(line.steps.map(\.mark).joined(separator: ", ")))
+                        Self.pad(lineText, width) + "  \(g.mark) "
+                        + Self.oneLine(Self.clip(line.steps.map { $0.mark(g) }.joined(separator: ", ")))
                 }
                 out += text + "\n"
             }
-            if hidden > 0 { out += inner + bar + Self.hiddenNote(hidden) + "\n" }
+            if hidden > 0 { out += inner + bar + Self.hiddenNote(hidden, g) + "\n" }
             for (offset, child) in node.children.enumerated().reversed() {
                 stack.append((child, inner, offset == node.children.count - 1, depth + 1))
             }

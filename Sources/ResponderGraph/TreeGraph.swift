@@ -58,9 +58,12 @@ public struct TreeGraph: Sendable {
         public var result: String?
 
         /// `step 2: handled`, `step 3: transformed → Other{}`.
-        public var mark: String {
+        public var mark: String { mark(Glyphs.unicode) }
+
+        /// ``mark`` drawn with `glyphs`.
+        func mark(_ glyphs: Glyphs) -> String {
             var text = "step \(number): \(decision)"
-            if let result { text += " → " + result }
+            if let result { text += " \(glyphs.arrow) " + result }
             return text
         }
     }

@@ -50,22 +50,22 @@ private let gridScript = """
     """
 
 private let gridText = """
-    Screen  ◀ path
-    │   #1 handleEvent(ItemSelected)  ◀ step 2: handled
-    ├── Title
-    └── Grid  ◀ path
-        │   #1 triggers(ItemSelected)  ◀ step 1: declared
-        ├── Item#a
-        │       onTapGesture: trigger ItemSelected{item="a"}
-        └── Item#b  ◀ origin
+    Screen  <- path
+    |   #1 handleEvent(ItemSelected)  <- step 2: handled
+    |-- Title
+    `-- Grid  <- path
+        |   #1 triggers(ItemSelected)  <- step 1: declared
+        |-- Item#a
+        |       onTapGesture: trigger ItemSelected{item="a"}
+        `-- Item#b  <- origin
                 onTapGesture: trigger ItemSelected{item="b"}
 
     last dispatch: event ItemSelected{item="b"} from Item#b
-    path: Item#b → Grid → Screen
+    path: Item#b -> Grid -> Screen
       1  Grid    #1 triggers(ItemSelected)     declared
       2  Screen  #1 handleEvent(ItemSelected)  handled
-    legend: ◀ step N   the entry that took step N of the list above
-            ◀ origin   where the value started; ◀ path: the nodes it passed (in order on path:)
+    legend: <- step N   the entry that took step N of the list above
+            <- origin   where the value started; <- path: the nodes it passed (in order on path:)
 
     """
 
@@ -90,7 +90,10 @@ struct GraphTests {
         for format in ["text", "dot"] {
             let out = try GraphHarness.run([dir + "/big.lua", "--format", format])
             #expect(out.status == 0, "\(out.stderr)")
-            #expect(out.stdout.contains("… 980 more lines not shown (a graph shows at most 20 per node)"), "\(format)")
+            let more = format == "text" ? "..." : "…"  // (the text form is ASCII)
+            #expect(
+                out.stdout.contains("\(more) 980 more lines not shown (a graph shows at most 20 per node)"), "\(format)"
+            )
             #expect(out.stdout.contains("… (4802 more characters)"), "\(format)")
             // the line that handled the event is drawn although it is past the first 20
             #expect(out.stdout.contains("#1001 handleEvent(E)"), "\(format)")
@@ -121,8 +124,8 @@ struct GraphTests {
         ])
         let out = try GraphHarness.run([dir + "/form.lua", "--format", "text"])
         #expect(out.status == 0, "\(out.stderr)")
-        #expect(out.stdout.contains("└── Button#save  ◀ origin\n        disabled\n"), "\(out.stdout)")
-        #expect(out.stdout.contains("(tap refused)  ◀ step 1: disabled"), "\(out.stdout)")
+        #expect(out.stdout.contains("`-- Button#save  <- origin\n        disabled\n"), "\(out.stdout)")
+        #expect(out.stdout.contains("(tap refused)  <- step 1: disabled"), "\(out.stdout)")
         #expect(out.stdout.contains("last dispatch: action tap from Button#save"), "\(out.stdout)")
     }
 
@@ -148,12 +151,12 @@ struct GraphTests {
             out.stdout.hasPrefix(
                 """
                 Root
-                │   env scale = 2
-                │   env theme = "dark"
-                └── A
-                    │   env style = {}
-                    │   preference Total = 4
-                    └── B
+                |   env scale = 2
+                |   env theme = "dark"
+                `-- A
+                    |   env style = {}
+                    |   preference Total = 4
+                    `-- B
                             preference Total = 3
 
                 """), "\(out.stdout)")
@@ -176,9 +179,9 @@ struct GraphTests {
         #expect(
             out.stdout.hasPrefix(
                 """
-                Root  ◀ origin
+                Root  <- origin
                     env theme = "dark"
-                    #1 handleEvent(E)  ◀ step 1: handled
+                    #1 handleEvent(E)  <- step 1: handled
 
                 """), "\(out.stdout)")
     }
@@ -196,9 +199,9 @@ struct GraphTests {
         ])
         let out = try GraphHarness.run([dir + "/undo.lua", "--format", "text"])
         #expect(out.status == 0, "\(out.stderr)")
-        #expect(out.stdout.contains("canPerform(undo:)  ◀ step 5: handled"), "\(out.stdout)")
-        #expect(out.stdout.contains("(asked: cannot perform(undo:))  ◀ step 4: skipped"), "\(out.stdout)")
-        #expect(out.stdout.contains("touchUpInside → addTarget(nil, undo:)  ◀ step 2: passed"), "\(out.stdout)")
+        #expect(out.stdout.contains("canPerform(undo:)  <- step 5: handled"), "\(out.stdout)")
+        #expect(out.stdout.contains("(asked: cannot perform(undo:))  <- step 4: skipped"), "\(out.stdout)")
+        #expect(out.stdout.contains("touchUpInside -> addTarget(nil, undo:)  <- step 2: passed"), "\(out.stdout)")
         #expect(!out.stdout.contains("onTapGesture"), "\(out.stdout)")
         #expect(out.stdout.contains("last dispatch: action touchUpInside from Button#undo"), "\(out.stdout)")
     }
@@ -290,7 +293,7 @@ struct GraphTests {
         ])
         let out = try GraphHarness.run([dir + "/loose.lua", "--format", "text"])
         #expect(out.status == 0, "\(out.stderr)")
-        #expect(out.stdout.hasPrefix("nothing is mounted; showing the tree of the last dispatch\nRoot  ◀ path\n"))
+        #expect(out.stdout.hasPrefix("nothing is mounted; showing the tree of the last dispatch\nRoot  <- path\n"))
     }
 
     @Test func scriptErrorsAndLimitsExitLikeRun() throws {
@@ -330,7 +333,7 @@ struct GraphTests {
         ])
         let relaxed = try GraphHarness.run([dir + "/lost.lua", "--format", "text"])
         #expect(relaxed.status == 0)
-        #expect(relaxed.stdout.contains("(past the root)  ◀ step 1: unhandled"))
+        #expect(relaxed.stdout.contains("(past the root)  <- step 1: unhandled"))
         let strict = try GraphHarness.run([dir + "/lost.lua", "--safety", "strict", "--format", "text"])
         #expect(strict.status == 1)
         #expect(strict.stdout == "")
@@ -340,8 +343,8 @@ struct GraphTests {
         let script = GraphHarness.repository() + "/scripts/examples/item_grid.lua"
         let out = try GraphHarness.run([script, "--format", "text"])
         #expect(out.status == 0, "\(out.stderr)")
-        #expect(out.stdout.hasPrefix("Screen  ◀ path\n│   #1 handleEvent(ItemSelected)  ◀ step 2: handled\n"))
-        #expect(out.stdout.contains("    ├── Item#apple  ◀ origin\n"))
-        #expect(out.stdout.contains("path: Item#apple → Grid → Screen\n"))
+        #expect(out.stdout.hasPrefix("Screen  <- path\n|   #1 handleEvent(ItemSelected)  <- step 2: handled\n"))
+        #expect(out.stdout.contains("    |-- Item#apple  <- origin\n"))
+        #expect(out.stdout.contains("path: Item#apple -> Grid -> Screen\n"))
     }
 }

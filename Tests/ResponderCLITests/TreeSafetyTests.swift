@@ -91,7 +91,7 @@ struct TreeSafetyTests {
         let text = try H.shell(["graph", "deep.lua", "--format", "text"], in: dir, prefix: "").stdout
         #expect(text.contains("[depth 41] N"))
         #expect(text.contains("note: indentation stops at depth 40"))
-        #expect(text.contains("… 998001 more …"))
+        #expect(text.contains("... 998001 more ..."))
     }
 
     @Test func aMillionDeepChainInTheRepl() throws {

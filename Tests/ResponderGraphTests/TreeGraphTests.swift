@@ -34,26 +34,28 @@ struct TreeGraphTests {
         let text = try graph(Self.grid).text()
         #expect(
             text == """
-                Screen  ◀ path
-                │   #1 receiveEvent               ◀ step 2: passed
-                │   #2 handleEvent(ItemSelected)  ◀ step 3: handled
-                ├── Title
-                └── Grid  ◀ path
-                    │   #1 triggers(ItemSelected)  ◀ step 1: declared
-                    ├── Item#a
-                    │       onTapGesture: trigger ItemSelected{item="a"}
-                    └── Item#b  ◀ origin
+                Screen  <- path
+                |   #1 receiveEvent               <- step 2: passed
+                |   #2 handleEvent(ItemSelected)  <- step 3: handled
+                |-- Title
+                `-- Grid  <- path
+                    |   #1 triggers(ItemSelected)  <- step 1: declared
+                    |-- Item#a
+                    |       onTapGesture: trigger ItemSelected{item="a"}
+                    `-- Item#b  <- origin
                             onTapGesture: trigger ItemSelected{item="b"}
 
                 last dispatch: event ItemSelected{item="b"} from Item#b
-                path: Item#b → Grid → Screen
+                path: Item#b -> Grid -> Screen
                   1  Grid    #1 triggers(ItemSelected)     declared
                   2  Screen  #1 receiveEvent               passed
                   3  Screen  #2 handleEvent(ItemSelected)  handled
-                legend: ◀ step N   the entry that took step N of the list above
-                        ◀ origin   where the value started; ◀ path: the nodes it passed (in order on path:)
+                legend: <- step N   the entry that took step N of the list above
+                        <- origin   where the value started; <- path: the nodes it passed (in order on path:)
 
                 """)
+        // SPEC §3: "`text` an ASCII tree" (user text aside, every character is ASCII)
+        #expect(text.utf8.allSatisfy { $0 < 0x80 })
     }
 
     @Test func snapshotRecordsStructurePathPositionsAndSteps() throws {
@@ -102,8 +104,8 @@ struct TreeGraphTests {
             g.text().hasSuffix(
                 """
                   3  Screen  #2 handleEvent(ItemSelected)  handled
-                legend: ◀ step N   the entry that took step N of the list above
-                        ◀ origin   where the value started; ◀ path: the nodes it passed (in order on path:)
+                legend: <- step N   the entry that took step N of the list above
+                        <- origin   where the value started; <- path: the nodes it passed (in order on path:)
 
                 """))
         #expect(g.dot().contains("legend: ◀ step N"))
@@ -162,7 +164,7 @@ struct TreeGraphTests {
             #expect(unescaped % 2 == 0, "odd quotes in: \(line)")
         }
         // The text tree keeps one node per line.
-        #expect(g.text().contains("└── Two\\nLines#c  ◀ origin\n"))
+        #expect(g.text().contains("`-- Two\\nLines#c  <- origin\n"))
     }
 
     @Test func unhandledValuesEndPastTheRoot() throws {
@@ -177,17 +179,17 @@ struct TreeGraphTests {
             """)
         #expect(
             g.text() == """
-                Root  ◀ path
-                │   #1 receiveEvent  ◀ step 1: passed
-                │   (past the root)  ◀ step 2: unhandled
-                └── Leaf  ◀ origin
+                Root  <- path
+                |   #1 receiveEvent  <- step 1: passed
+                |   (past the root)  <- step 2: unhandled
+                `-- Leaf  <- origin
 
                 last dispatch: event Lost{} from Leaf
-                path: Leaf → Root
+                path: Leaf -> Root
                   1  Root  #1 receiveEvent  passed
                   2  Root                   unhandled
-                legend: ◀ step N   the entry that took step N of the list above
-                        ◀ origin   where the value started; ◀ path: the nodes it passed (in order on path:)
+                legend: <- step N   the entry that took step N of the list above
+                        <- origin   where the value started; <- path: the nodes it passed (in order on path:)
 
                 """)
     }
@@ -203,9 +205,9 @@ struct TreeGraphTests {
             pub:publish(Shaken {})
             """)
         let text = g.text()
-        #expect(text.contains("App  ◀ origin\n"))
-        #expect(text.contains("│   publisher(Shaken, allLevels)\n"))
-        #expect(text.contains("subscribe(Shaken)  ◀ step 1: handled\n"))
+        #expect(text.contains("App  <- origin\n"))
+        #expect(text.contains("|   publisher(Shaken, allLevels)\n"))
+        #expect(text.contains("subscribe(Shaken)  <- step 1: handled\n"))
         #expect(
             g.dot().contains(
                 #"n1 [label="Feed#f\lsubscribe(Shaken)  ◀ step 1: handled\l", color="red", style="filled""#))
@@ -220,7 +222,7 @@ struct TreeGraphTests {
             mount(root)
             root:trigger(E {})
             """)
-        #expect(g.text().contains("#1 handleEvent(E) (removed since)  ◀ step 1: handled\n"))
+        #expect(g.text().contains("#1 handleEvent(E) (removed since)  <- step 1: handled\n"))
     }
 
     @Test func withoutAMountedTreeTheLastDispatchTreeIsUsed() throws {
@@ -232,7 +234,7 @@ struct TreeGraphTests {
             root:find("Leaf"):trigger(E {})
             """)
         #expect(!g.isMounted)
-        #expect(g.text().hasPrefix("nothing is mounted; showing the tree of the last dispatch\nRoot  ◀ path\n"))
+        #expect(g.text().hasPrefix("nothing is mounted; showing the tree of the last dispatch\nRoot  <- path\n"))
         #expect(g.dot().contains("nothing is mounted; the tree of the last dispatch\\l"))
     }
 
@@ -246,7 +248,7 @@ struct TreeGraphTests {
     @Test func aTreeWithoutADispatchSaysSo() throws {
         let g = try graph("mount(View 'Root' { View 'Leaf' {} })")
         #expect(g.dispatch == nil)
-        #expect(g.text() == "Root\n└── Leaf\n\nlast dispatch: none\n")
+        #expect(g.text() == "Root\n`-- Leaf\n\nlast dispatch: none\n")
         #expect(g.dot().contains(#"label="last dispatch: none\l""#))
         #expect(!g.dot().contains("color=\"red\""))
     }
@@ -261,7 +263,7 @@ struct TreeGraphTests {
         let g = TreeGraph(root: root, trace: nil)
         #expect(
             g.text()
-                == "Root#r\n│   #1 transformEvent(Ping)\n│   #2 triggers(Ping, Ping)\n└── Child\n\nlast dispatch: none\n"
+                == "Root#r\n|   #1 transformEvent(Ping)\n|   #2 triggers(Ping, Ping)\n`-- Child\n\nlast dispatch: none\n"
         )
     }
 }
