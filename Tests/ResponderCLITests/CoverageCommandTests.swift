@@ -176,6 +176,30 @@ struct CoverageCommandTests {
         #expect(failed.status == 1 && H.contains(H.read(bad + "/coverage/lcov.info") ?? "", "DA:2,1"))
     }
 
+    @Test func subscribersAreCountedLikeResponders() throws {
+        // SPEC §3.6: every registered responder; a subscriber is the receiving end of a
+        // publisher, so it is listed at its registration line, reached or not
+        let spec = """
+            local Shaken = Event "Shaken"
+            it("delivers", function()
+              local app = View "App" { View "Feed" { id = "f" }, View "Side" { id = "s" } }
+              local pub = app:publisher(Shaken)
+              app:find("#f"):subscribe(Shaken, function() end)
+              app:find("#s"):subscribe(Shaken, function() end, { id = "never" })
+              mount(app)
+              app:find("#s"):remove()
+              assert.equal(1, pub(Shaken {}))
+            end)
+            """
+        let dir = try H.folder(["pub_spec.lua": spec])
+        let out = try H.run(dir, ["test", "pub_spec.lua", "--coverage"])
+        #expect(out.status == 0, "\(out.stdout)\(out.stderr)")
+        let lcov = H.read(dir + "/coverage/lcov.info") ?? ""
+        #expect(H.contains(lcov, "FN:5,subscribe(Shaken):5\nFN:6,subscribe(Shaken):6[id=never]\n"), "\(lcov)")
+        #expect(H.contains(lcov, "FNDA:1,subscribe(Shaken):5\nFNDA:0,subscribe(Shaken):6[id=never]\n"), "\(lcov)")
+        #expect(H.contains(out.stdout, "never reached: pub_spec.lua:6 subscribe(Shaken) [id=never] on Side#s"))
+    }
+
     @Test func coverageOptionsAreCheckedAndWithoutCoverageNothingIsWritten() throws {
         let dir = try H.folder(["a_spec.lua": "it('x', function() end)"])
         #expect(try H.run(dir, ["test", ".", "--coverage-output", "x.info"]).status == 2)

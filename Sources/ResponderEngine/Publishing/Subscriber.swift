@@ -21,6 +21,9 @@ public final class Subscriber {
     public internal(set) var isRemoved = false
     /// The body.
     public let body: SubscriberBody
+    /// Counters for coverage: when set, every call of the body counts (`handled`, or `threw`
+    /// when it raised).
+    public var stats: ResponderStats?
 
     init(
         type: ValueType, id: String?, location: SourceLocation?, node: Node,

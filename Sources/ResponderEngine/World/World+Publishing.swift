@@ -84,9 +84,15 @@ extension World {
                 DispatchContext(
                     trace: scope, nodeIndex: 0, entry: nil,
                     world: self))
+            if pendingAbort != nil { subscriber.stats?.note(.threw) }
             try checkPendingAbort()
             // a subscriber's result reads as a handleEvent's: only a raise or an abort counts
-            switch ResponderKind.handleEvent.outcome(of: result) {
+            let outcome = ResponderKind.handleEvent.outcome(of: result)
+            switch outcome {
+            case .aborted, .raised: subscriber.stats?.note(.threw)
+            default: subscriber.stats?.note(.handled)
+            }
+            switch outcome {
             case .aborted:
                 steps.append(step)
                 throw EngineError.aborted

@@ -93,9 +93,10 @@ enum PublishBinding: ModuleBinding {
         if let failure = ResponderBinding.options(m, "subscribe", 3, 4, &id, &once) { return failure }
         let slot = FunctionSlot(m, node: node, functionAt: 3)
         // [unowned(unsafe) m]: subscribers run only in this state's publications (proof at `ModuleState`)
-        node.subscribe(type: type, id: id, location: m.location()) { [unowned(unsafe) m] value, ctx in
+        let subscriber = node.subscribe(type: type, id: id, location: m.location()) { [unowned(unsafe) m] value, ctx in
             m.invokeSubscriber(slot, value, ctx)
         }
+        m.runtime.coverage?.track(subscriber, on: node, L)
         lua_settop(L, 1)
         return 1
     }

@@ -36,13 +36,15 @@ public final class CoverageRecorder {
         /// Folded before: later folds add counts, not another instance.
         var foldedOnce = false
 
-        init(entry: ResponderEntry, node: Node, file: String, line: Int) {
+        init(
+            kind: String, filter: String?, declared: [ValueType], id: String?, node: Node, file: String, line: Int
+        ) {
             self.node = node
             self.lastPath = node.description
-            self.kind = entry.kind.rawValue
-            self.filter = entry.filter?.name
-            self.declared = entry.declared
-            self.id = entry.id
+            self.kind = kind
+            self.filter = filter
+            self.declared = declared
+            self.id = id
             self.file = file
             self.line = line
         }
@@ -148,6 +150,27 @@ public final class CoverageRecorder {
     /// the stack of `L` (full path: `short_src` truncates long ones). Registrations made only by
     /// built-in code are not counted.
     func track(_ entry: ResponderEntry, on node: Node, _ L: OpaquePointer?) {
+        guard let (file, line) = registrationPlace(L) else { return }
+        let site = Site(
+            kind: entry.kind.rawValue, filter: entry.filter?.name, declared: entry.declared, id: entry.id, node: node,
+            file: file, line: line)
+        entry.stats = site.stats
+        sites.append(site)
+    }
+
+    /// Starts counting the calls of a subscriber of `node` (`subscribe(T)`: handled when its
+    /// function ran, threw when it raised), like an entry's.
+    func track(_ subscriber: Subscriber, on node: Node, _ L: OpaquePointer?) {
+        guard let (file, line) = registrationPlace(L) else { return }
+        let site = Site(
+            kind: "subscribe", filter: subscriber.type.name, declared: [], id: subscriber.id, node: node, file: file,
+            line: line)
+        subscriber.stats = site.stats
+        sites.append(site)
+    }
+
+    /// The innermost script-file line on the stack of `L`, if any.
+    private func registrationPlace(_ L: OpaquePointer?) -> (String, Int)? {
         var ar = lua_Debug()
         var level: Int32 = 0
         var place: (String, Int)?
@@ -158,10 +181,7 @@ public final class CoverageRecorder {
             }
             level += 1
         }
-        guard let (file, line) = place else { return }
-        let site = Site(entry: entry, node: node, file: file, line: line)
-        entry.stats = site.stats
-        sites.append(site)
+        return place
     }
 
     /// Counts a drive of `node` once per input or action (`serial`): a `tap` that sends the
