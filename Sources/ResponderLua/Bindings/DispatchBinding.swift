@@ -94,12 +94,7 @@ package enum DispatchBinding: ModuleBinding {
             }
             return m.argError(1, fname, kind == .event ? "event" : "error", 2)
         }
-        // Each nested dispatch uses a level of Lua's 200 nested C calls, and one more for every
-        // `pcall` a responder wraps its `trigger` in: deep in, the nesting is refused here, in
-        // the engine's words, before Lua's "C stack overflow" would stop a responder from
-        // running. Ten levels are kept for the responder (its call and up to nine pcalls around
-        // its next trigger), so the refusal comes a few dispatches before Lua's own limit.
-        if luashim_c_calls(L) > 190 { return raise(m, EngineError.nestedTooDeeply) }
+        if m.isNestedTooDeeply { return raise(m, EngineError.nestedTooDeeply) }
         let location: SourceLocation? = nil  // computed only if a violation needs it (World.locationProvider)
         let before = m.traceActions ? m.world.lastTrace : nil
         do {
@@ -143,6 +138,7 @@ package enum DispatchBinding: ModuleBinding {
     static let tap: LuaSwiftFunction = { L in
         let m = state(L)
         guard let node = m.node(at: 1) else { return m.argError(1, "tap", "node", 1) }
+        if m.isNestedTooDeeply { return raise(m, EngineError.nestedTooDeeply) }
         var count = 1
         if !luashim_isnoneornil(L, 2) {
             var ok: Int32 = 0
@@ -275,4 +271,17 @@ package struct LuaCallError: Error {
         m.pushPendingError()
         return LUASHIM_RAISE
     }
+}
+
+extension ModuleState {
+    /// Whether an action called from Lua now (a dispatch, a tap, a kit input) must be refused
+    /// with "dispatch nested too deeply". Each nested action uses a level of Lua's 200 nested C
+    /// calls, and one more for every `pcall` a responder wraps its call in: deep in, the nesting
+    /// is refused in the engine's words before Lua's "C stack overflow" would stop a responder
+    /// from running. Ten levels are kept for the responders (the handler of the error raised
+    /// here, and up to nine pcalls around a next call), so the refusal comes a few levels before
+    /// Lua's own limit. (Without it, a Button whose action taps the button recursed until the C
+    /// stack overflowed, and the root's `handleError` could not run for that error: found by
+    /// an acceptance probe.)
+    package var isNestedTooDeeply: Bool { luashim_c_calls(L) > 190 }
 }

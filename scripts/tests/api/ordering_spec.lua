@@ -242,4 +242,28 @@ describe("nested dispatch", function()
     assert.equal(1, #failures)
     assert.matches("dispatch nested too deeply", failures[1])
   end)
+
+  it("taps, sendActions and inputs nested in their own actions stop with 'dispatch nested too deeply', and the error reaches the root", function()
+    -- (they recursed until Lua's "C stack overflow", whose LuaError no handler could then take:
+    -- found by an acceptance probe)
+    local root = View "Root"
+    local messages = {}
+    root:handleError(function(e) messages[#messages + 1] = e.message end)
+    local depth = 0
+    local btn; btn = Button "B" { action = function() depth = depth + 1; tap(btn) end }
+    local other; other = Button "S" { action = function() depth = depth + 1; sendActions(other, "touchUpInside") end }
+    local w = View "W"
+    w:onTapGesture(function() depth = depth + 1; tap(w) end)
+    root:add(btn); root:add(other); root:add(w)
+    mount(root)
+    for _, start in ipairs({ function() tap(btn) end, function() sendActions(other, "touchUpInside") end,
+                             function() tap(w) end }) do
+      depth, messages = 0, {}
+      start()
+      assert.is_true(depth > 80 and depth < 200, "depth " .. depth)
+      assert.equal(1, #messages)
+      assert.matches("dispatch nested too deeply", messages[1])
+    end
+    assert.equal(0, #warnings())  -- nothing went unhandled
+  end)
 end)
