@@ -35,9 +35,24 @@ import Testing
         let node = Node(name: "N")
         let world = World()
         let log = Log()
-        node.onTapGesture(count: 1, action: .perform { log.add("single") })
-        node.onTapGesture(count: 2, action: .perform { log.add("double A") })
-        node.onTapGesture(count: 2, action: .perform { log.add("double B") })
+        node.onTapGesture(
+            count: 1,
+            action: .perform {
+                log.add("single")
+                return true
+            })
+        node.onTapGesture(
+            count: 2,
+            action: .perform {
+                log.add("double A")
+                return true
+            })
+        node.onTapGesture(
+            count: 2,
+            action: .perform {
+                log.add("double B")
+                return true
+            })
         #expect(try world.tap(node, count: 2) == nil)
         #expect(log.lines == ["double A", "double B"])
     }
@@ -46,8 +61,18 @@ import Testing
         let node = Node(name: "N")
         let world = World()
         let log = Log()
-        node.onTapGesture(count: 1, action: .perform { log.add("single") })
-        node.onTapGesture(count: 2, action: .perform { log.add("double") })
+        node.onTapGesture(
+            count: 1,
+            action: .perform {
+                log.add("single")
+                return true
+            })
+        node.onTapGesture(
+            count: 2,
+            action: .perform {
+                log.add("double")
+                return true
+            })
         #expect(throws: EngineError.noTapActionForCount(node: "N", count: 3, counts: [1, 2])) {
             try world.tap(node, count: 3)
         }
@@ -65,7 +90,11 @@ import Testing
         let node = Node(name: "N")
         let world = World()
         node.safetyLevel = .strict
-        node.onTapGesture(action: .perform { _ = try? world.trigger(value(T.other), from: node) })
+        node.onTapGesture(
+            action: .perform {
+                _ = try? world.trigger(value(T.other), from: node)
+                return true
+            })
         #expect(throws: StrictViolation.self) { try world.tap(node) }
     }
 

@@ -8,8 +8,10 @@ public struct TapAction {
         /// producer ran and produced nothing to trigger (it returned nothing, or it failed and its
         /// host reported the error): the tap then counts as a function it performed.
         case triggerProduced(() throws -> Value?)
-        /// Run a closure (for example a Lua function).
-        case perform(() throws -> Void)
+        /// Run a closure (for example a Lua function). It returns `false` when the function
+        /// raised and its host reported the error from the node (the tap's trace then says the
+        /// function `threw` and goes on with that error's steps), `true` otherwise.
+        case perform(() throws -> Bool)
     }
 
     /// The number of taps this action answers to.

@@ -19,41 +19,74 @@ extension World {
         var outcome: Outcome?
         let traceBefore = lastTrace
         var performed = 0
+        // per function performed: nil when it returned, else the steps of the error it raised
+        var functionSteps: [[TraceStep]?] = []
+        var throwTrace: Trace?  // the trace of the last error a function raised
         for action in node.tapActions where action.count == count {
             switch action.action {
             case .trigger(let event):
                 outcome = try trigger(event, from: node, location: location)
             case .triggerProduced(let produce):
+                let before = lastTrace
                 let event = try produce()
                 try checkPendingAbort()
                 guard let event else {
+                    // it ran as a function: it returned nothing, or it raised (or returned what
+                    // is not an event) and the error was reported
                     performed += 1
+                    if lastTrace === before {
+                        functionSteps.append(nil)
+                    } else {
+                        functionSteps.append(stepsOfErrorReported(since: before))
+                        throwTrace = lastTrace
+                    }
                     continue
                 }
                 outcome = try trigger(event, from: node, location: location)
             case .perform(let body):
-                try body()
+                let before = lastTrace
+                let returned = try body()
                 try checkPendingAbort()
                 performed += 1
+                if returned {
+                    functionSteps.append(nil)
+                } else {
+                    functionSteps.append(stepsOfErrorReported(since: before))
+                    if lastTrace !== before { throwTrace = lastTrace }
+                }
             }
         }
         // A tap that only ran functions records its own trace (SPEC §2.8: every top-level action
         // does), unless something it ran recorded one (an event it triggered, a control's action,
-        // an error reported); inside a dispatch it is part of that dispatch's trace.
-        if performed > 0 && dispatchDepth == 0 && lastTrace === traceBefore {
-            recordTapTrace(node, functions: performed)
+        // an error it reported); inside a dispatch it is part of that dispatch's trace. An error
+        // a function raised goes on in the tap's trace after the function's `threw` step, as a
+        // control's action's does.
+        if performed > 0 && dispatchDepth == 0 && (lastTrace === traceBefore || lastTrace === throwTrace) {
+            recordTapTrace(node, functionSteps)
         }
         return outcome
     }
 
     /// The trace of a tap that ran functions: `action tap from Node`, one step
-    /// `onTapGesture handled` for each (tap actions are not entries of `node:responders()`: no
-    /// index).
-    private func recordTapTrace(_ node: Node, functions: Int) {
+    /// `onTapGesture handled` for each function that returned, `onTapGesture threw` and the
+    /// steps of its error for one that raised (tap actions are not entries of
+    /// `node:responders()`: no index).
+    private func recordTapTrace(_ node: Node, _ functions: [[TraceStep]?]) {
         let value = Trace.actionValue("tap")
-        let step = TraceStep(
-            node: node, index: 0, responder: "onTapGesture", filter: nil, value: value, decision: .handled)
-        let trace = Trace(action: value, origin: node, steps: Array(repeating: step, count: functions))
+        var steps: [TraceStep] = []
+        for errorSteps in functions {
+            var step = TraceStep(
+                node: node, index: 0, responder: "onTapGesture", filter: nil, value: value, decision: .handled)
+            if let errorSteps {
+                step.decision = .threw
+                step.result = errorSteps.first?.value
+                steps.append(step)
+                steps.append(contentsOf: errorSteps)
+            } else {
+                steps.append(step)
+            }
+        }
+        let trace = Trace(action: value, origin: node, steps: steps)
         trace.charge(to: meter, sharedPath: false)
         lastTrace = trace
     }

@@ -264,8 +264,9 @@ extension ControlsBinding {
             node.onTapGesture(
                 count: 1,
                 action: .perform { [weak node, unowned(unsafe) m] in
-                    guard let node else { return }
+                    guard let node else { return true }
                     try ControlsInput.tapControl(m, node)
+                    return true  // (the control's action trace records what its handlers raised)
                 }, isHidden: true)
         default:
             break

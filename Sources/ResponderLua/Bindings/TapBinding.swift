@@ -118,12 +118,15 @@ extension ModuleState {
     }
 
     /// Calls a tap perform function; its errors are reported from the node as `LuaError`s.
-    func callAction(_ slot: FunctionSlot) throws {
+    /// Returns false when it raised.
+    func callAction(_ slot: FunctionSlot) throws -> Bool {
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
         pushFunction(slot.node, slot.slot)
         if runtime.callKeepingError(0, 0) != LUA_OK {
             try reportFailedCall(from: slot.node, countingInterrupt: false)
+            return false
         }
+        return true
     }
 }

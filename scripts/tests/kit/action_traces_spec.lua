@@ -146,5 +146,29 @@ describe("target–action traces", function()
       "  Root               unhandled",
     })
   end)
-end)
 
+  it("the error an onTapGesture function raised goes on in the tap's trace, as a Button's does (found by an acceptance probe)", function()
+    local E = Error "E"
+    local root = View "Root"
+    root:handleError(function() end)
+    local w = View "W"
+    w:onTapGesture(function() error(E {}) end)
+    root:add(w)
+    mount(root)
+    assert.is_true(tap(w))
+    assert.trace(responder.lastTrace(), {
+      "action tap from W",
+      "  W               onTapGesture                 threw",
+      "  Root         #1 handleError                  handled",
+    })
+    -- a function that reports an error itself leaves that dispatch as the last trace
+    local v = View "V"
+    v:onTapGesture(function() root:report(E { x = 1 }) end)
+    root:add(v)
+    tap(v)
+    assert.trace(responder.lastTrace(), {
+      "error E{x=1} from Root",
+      "  Root         #1 handleError                  handled",
+    })
+  end)
+end)
