@@ -49,6 +49,7 @@ extension ModuleState {
     func kitSend(_ node: Node, _ event: ControlEvent, direction: Int? = nil) throws -> Int {
         world.noteDriven(node)
         guard let k = kit.kit(node) else { return 0 }
+        dropCollectedTargets(k)
         let entries = k.handlers.filter { $0.event == event && ($0.direction == nil || $0.direction == direction) }
         var count = 0
         let value = Trace.actionValue(event.rawValue)
@@ -58,6 +59,8 @@ extension ModuleState {
         }
         for h in entries {
             guard k.handlers.contains(where: { $0 === h }), h.event == event else { continue }
+            // (a table target collected while an earlier handler ran: gone, as above)
+            if case .target(let ts?, _) = h.kind, ts.isGone(self) { continue }
             let top = lua_gettop(L)
             defer { lua_settop(L, top) }
             count += 1
@@ -65,6 +68,16 @@ extension ModuleState {
             try run(h, from: node, index: index, value: value, steps: &steps)
         }
         return count
+    }
+
+    /// Removes the entries whose table target was collected: held weakly, as UIKit holds
+    /// targets, such an entry is gone (it neither runs nor shows in a trace or `eventHandlers`;
+    /// a send traced it as `handled`: found by an acceptance probe).
+    func dropCollectedTargets(_ k: NodeKit) {
+        k.handlers.removeAll { h in
+            if case .target(let ts?, _) = h.kind { return ts.isGone(self) }
+            return false
+        }
     }
 
     /// How an action trace names a dispatch-table entry: `action(id)`, `addTarget(selector)`,

@@ -217,10 +217,7 @@ enum TargetAction: ModuleBinding {
         case .failure(let f): return f.status
         case .success(let r): k = r.2
         }
-        k.handlers.removeAll { h in
-            if case .target(let ts?, _) = h.kind { return ts.isGone(m) }
-            return false
-        }
+        m.dropCollectedTargets(k)
         lua_createtable(L, Int32(k.handlers.count), 0)
         for (i, h) in k.handlers.enumerated() {
             lua_createtable(L, 0, 6)

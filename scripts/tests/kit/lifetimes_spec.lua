@@ -90,6 +90,22 @@ describe("weak targets", function()
     assert.equal(1, hits)
   end)
 
+  it("a collected target is gone from sends and their traces too (found by an acceptance probe)", function()
+    local b = Button "B" { action = function() end }
+    mount(View "Root" { b })
+    local hits = 0
+    do b:addTarget({ go = function() hits = hits + 1 end }, "go") end
+    collectgarbage()
+    collectgarbage()
+    -- the send runs (and counts) only the button's own action; the trace has no step for the target
+    assert.equal(1, sendActions(b, "touchUpInside"))
+    assert.equal(0, hits)
+    assert.trace(responder.lastTrace(), {
+      "action touchUpInside from Button",
+      "  Button       #1 action(action)               handled",
+    })
+  end)
+
   it("a node target stays with the control", function()
     local b = Button "B" { action = function() end }
     local hits = 0
