@@ -28,7 +28,7 @@ struct TestCommand: ParsableCommand {
 
     @Argument(
         help:
-            "Spec files, folders or plain scripts (default: spec/ when it exists, else the current folder; busted's ROOT)."
+            "Spec files, folders or plain scripts (default: the current folder, or busted's ROOT from .busted)."
     )
     var paths: [String] = []
 

@@ -80,7 +80,9 @@ extension TestSettings {
 
         var roots = paths
         if roots.isEmpty, let r = config["ROOT"] { roots = r.strings }
-        if roots.isEmpty { roots = FileText.isDirectory("spec") ? ["spec"] : ["."] }
+        // SPEC §3: the current directory by default (busted's default ROOT is spec/; a `.busted`
+        // file's ROOT or named paths choose it)
+        if roots.isEmpty { roots = ["."] }
 
         var format = self.format ?? "pretty"
         var colour = true

@@ -6,8 +6,8 @@ import ResponderLua
 
 /// Finds the files `responder test` runs.
 ///
-/// - A folder is searched recursively (unless busted's `--no-recursive`) for `*_spec.lua`; folders whose name starts with `.` or `_`
-///   (`.git`, `.build`, `__snapshots__`, `_busted_compat`, …) are skipped while recursing, but a
+/// - A folder is searched recursively (unless busted's `--no-recursive`) for `*_spec.lua`; folders whose name starts with `.`
+///   (`.git`, `.build`, …) are skipped while recursing, as busted skips them, but a
 ///   folder named explicitly is always searched. Symbolic links to folders are not followed.
 /// - A file named explicitly is a spec when it ends in `_spec.lua`, otherwise a plain script.
 /// - The result is sorted by path and de-duplicated, so shards are deterministic.
@@ -78,7 +78,8 @@ package enum TestDiscovery {
             guard lstat(path, &st) == 0 else { continue }
             let kind = st.st_mode & S_IFMT
             if kind == S_IFDIR {
-                if name.hasPrefix(".") || name.hasPrefix("_") || !selection.recursive { continue }
+                // (hidden folders are skipped, as busted skips them)
+                if name.hasPrefix(".") || !selection.recursive { continue }
                 walk(path, selection, into: &found)
             } else if selection.isSpec(name) && (kind == S_IFREG || (kind == S_IFLNK && FileText.isFile(path))) {
                 found[path] = false

@@ -77,17 +77,30 @@ struct BustedFlagsTests {
             "spec/b_spec.lua": "it('b', function() end)\n",
             "other_spec.lua": "it('outside spec/', function() end)\n",
         ])
-        // no path: spec/ when it exists, *_spec.lua by default
-        #expect(names(try H.run(dir, ["--format", "json"]).stdout) == ["b"])
+        // no path: the current directory (SPEC §3), *_spec.lua by default
+        #expect(names(try H.run(dir, ["--format", "json"]).stdout) == ["outside spec/", "b"])
+        #expect(names(try H.run(dir, ["spec", "--format", "json"]).stdout) == ["b"])
         #expect(names(try H.run(dir, ["-p", "_test", "--format", "json"]).stdout) == ["a"])
         #expect(
-            names(try H.run(dir, ["--pattern=%.lua$", "--exclude-pattern", "^b", "--format", "json"]).stdout) == ["a"])
-        let twice = try H.run(dir, ["--repeat", "2", "--format", "json"])
+            names(try H.run(dir, ["spec", "--pattern=%.lua$", "--exclude-pattern", "^b", "--format", "json"]).stdout)
+                == ["a"])
+        let twice = try H.run(dir, ["spec", "--repeat", "2", "--format", "json"])
         #expect(names(twice.stdout) == ["b", "b"])
         let list = try H.run(dir, ["--list"])
         #expect(list.status == 0)
         #expect(H.contains(list.stdout, "spec/b_spec.lua:1: b"))
         #expect(!H.contains(list.stdout, "passed"))
+    }
+
+    @Test func onlyHiddenFoldersAreSkipped() throws {
+        // folders starting with `_` are searched, as busted searches them; `.` folders are not
+        let dir = try H.folder([
+            "_under/u_spec.lua": "it('under', function() end)\n",
+            ".hidden/h_spec.lua": "it('hidden', function() end)\n",
+            "top_spec.lua": "it('top', function() end)\n",
+        ])
+        #expect(names(try H.run(dir, ["--format", "json"]).stdout) == ["under", "top"])
+        #expect(names(try H.run(dir, [".hidden", "--format", "json"]).stdout) == ["hidden"])
     }
 
     /// `--list` lists in definition order, as busted: a nested block's tests before the tests
@@ -129,7 +142,8 @@ struct BustedFlagsTests {
             "spec/sub/b_spec.lua": "it('below', function() end)\n",
         ])
         #expect(names(try H.run(dir, ["--format", "json"]).stdout) == ["top", "below"])
-        #expect(names(try H.run(dir, ["--no-recursive", "--format", "json"]).stdout) == ["top"])
+        #expect(names(try H.run(dir, ["spec", "--no-recursive", "--format", "json"]).stdout) == ["top"])
+        #expect(names(try H.run(dir, ["--no-recursive", "--format", "json"]).stdout) == [])
         #expect(names(try H.run(dir, ["-R", "--format", "json"]).stdout) == ["top", "below"])
         let ignored = try H.run(
             dir,
@@ -149,7 +163,7 @@ struct BustedFlagsTests {
             "spec/a_spec.lua": "it('top', function() end)\n",
             "spec/sub/b_spec.lua": "it('below', function() end)\n",
         ])
-        #expect(names(try H.run(file, ["--format", "json"]).stdout) == ["top"])
+        #expect(names(try H.run(file, ["spec", "--format", "json"]).stdout) == ["top"])
         #expect(names(try H.run(file, ["--recursive", "--format", "json"]).stdout) == ["top", "below"])
     }
 
