@@ -17,7 +17,6 @@ package enum NodeBinding: ModuleBinding {
         {
             slot.pointee = nil  // a resurrected userdata is "finalized" from now on
             m?.nodeFinalized(Unmanaged<Node>.fromOpaque(p).takeUnretainedValue(), key: luashim_object_key(L, 1))
-            m?.finalized(p)
             Unmanaged<Node>.fromOpaque(p).release()  // the retain taken by `ModuleState.push`
         }
         return 0

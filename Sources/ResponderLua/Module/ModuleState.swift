@@ -72,7 +72,11 @@ package final class ModuleState {
     private var lastNodeKey: lua_Integer = 0
     /// True while `lua_close` runs the last finalizers (see ``retained(_:)``).
     var closing = false
-    private var closingRetains: [UnsafeMutableRawPointer] = []
+    /// The retains live userdata other than nodes' own (see ``retained(_:)``).
+    private var ownedRetains = RetainLedger()
+    /// The retains live node userdata own, at their cache key - 1 (keys are reused: the array is
+    /// as long as the most node userdata alive at once; see ``pushNode(_:)``).
+    private var nodeRetains: [UnsafeMutableRawPointer?] = []
     /// Registry reference of the node methods table (made with the node metatable).
     var methodsRef: Int32 {
         if nodeMethodsRef == LUA_NOREF { _ = metatable(.node) }
@@ -193,31 +197,50 @@ package final class ModuleState {
     }
 
     /// Pushes a fresh userdata for `object` without caching (outcomes, contexts).
+    @inline(never)  // (inlined into `DispatchBinding.finish`, it cost about 550 instructions a dispatch more, callgrind)
     func pushFresh(_ object: AnyObject, _ kind: ObjectKind) {
         luashim_push_object(L, retained(object), metatable(kind), 0)
     }
 
-    /// The retain a new userdata owns. While `lua_close` runs finalizers (`closing`), Lua
-    /// finalizes nothing made from then on, so such retains are also listed and given back once
-    /// the state is closed (``releaseClosingRetains()``); a `__gc` that does run takes its entry
-    /// out first. Test: scripts/tests/safety/finalizers_spec.lua under the sanitizer step.
+    /// The retain a new userdata owns, listed until its `__gc` gives it back (``finalized(_:)``).
+    /// Lua does not call every `__gc`: it finalizes nothing made while `lua_close` runs
+    /// finalizers (`closing`), and a finalizer it cannot call is skipped, the userdata freed
+    /// anyway (a collection step at Lua's limit of 200 nested C calls fails to call it with
+    /// "C stack overflow", which Lua only warns about; scripts/fuzz-findings.md F-leak). The
+    /// retains still listed once the state is closed are given back then
+    /// (``releaseClosingRetains()``). Test: scripts/tests/safety/finalizers_spec.lua under the
+    /// sanitizer step.
+    @inline(never)
     private func retained(_ object: AnyObject) -> UnsafeMutableRawPointer {
         let p = Unmanaged.passRetained(object).toOpaque()
-        if closing { closingRetains.append(p) }
+        ownedRetains.insert(p)
         return p
     }
 
-    /// Called by the userdata `__gc` with the retain it gives back.
-    func finalized(_ p: UnsafeMutableRawPointer) {
-        if closing, let i = closingRetains.lastIndex(of: p) { closingRetains.remove(at: i) }
+    /// The retain a new node userdata with cache key `key` owns, listed at the key until the
+    /// userdata's `__gc` gives the key back (``nodeFinalized(_:key:)``).
+    private func retainedNode(_ node: Node, key: lua_Integer) -> UnsafeMutableRawPointer {
+        let p = Unmanaged.passRetained(node).toOpaque()
+        let i = Int(key) - 1
+        while nodeRetains.count <= i { nodeRetains.append(nil) }
+        nodeRetains[i] = p
+        return p
     }
 
-    /// Gives back the retains of userdata made while the state closed (after `lua_close`).
+    /// Called by the `__gc` of a userdata other than a node's with the retain it gives back
+    /// (before releasing it).
+    func finalized(_ p: UnsafeMutableRawPointer) {
+        ownedRetains.remove(p)
+    }
+
+    /// Gives back the retains of userdata Lua never finalized (after `lua_close`).
     func releaseClosingRetains() {
-        let list = closingRetains
-        closingRetains = []
+        let left = ownedRetains.takeAll()
+        let nodes = nodeRetains
+        nodeRetains = []
         closing = false
-        for p in list { Unmanaged<AnyObject>.fromOpaque(p).release() }
+        for p in left { Unmanaged<AnyObject>.fromOpaque(p).release() }
+        for case let p? in nodes { Unmanaged<AnyObject>.fromOpaque(p).release() }
     }
 
     /// Pushes the cached userdata of `node` if it exists; returns false otherwise (nothing pushed).
@@ -256,7 +279,7 @@ package final class ModuleState {
             key = lastNodeKey
         }
         lua_rawgeti(L, luashim_registryindex(), lua_Integer(nodeCacheRef))
-        luashim_push_keyed_object(L, retained(node), metatable(.node), NodeSlot.count, key)
+        luashim_push_keyed_object(L, retainedNode(node, key: key), metatable(.node), NodeSlot.count, key)
         lua_pushvalue(L, -1)
         lua_rawseti(L, -3, key)
         luashim_remove(L, -2)
@@ -297,6 +320,7 @@ package final class ModuleState {
     /// Called by a node userdata's `__gc` (with the node still retained): gives back its cache key.
     func nodeFinalized(_ node: Node, key: lua_Integer) {
         guard key != 0 else { return }
+        if Int(key) <= nodeRetains.count { nodeRetains[Int(key) - 1] = nil }
         if node.hostKey == Int(key) { node.hostKey = 0 }
         freeNodeKeys.append(key)
     }
