@@ -14,6 +14,7 @@ read_globals = responder_globals
 
 -- Specs also get busted's names.
 files["scripts/tests"] = { std = "+busted" }
+files["scripts/busted-compat"] = { std = "+busted" }
 -- Lifetime tests drop their references (`root = nil`) so that the collector may run.
 files["scripts/tests/safety"] = { std = "+busted", ignore = { "311" } }
 files["scripts/tests/kit/lifetimes_spec.lua"] = { std = "+busted", ignore = { "311" } }
