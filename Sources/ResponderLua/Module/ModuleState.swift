@@ -197,7 +197,9 @@ package final class ModuleState {
     }
 
     /// Pushes a fresh userdata for `object` without caching (outcomes, contexts).
-    @inline(never)  // (inlined into `DispatchBinding.finish`, it cost about 550 instructions a dispatch more, callgrind)
+    // (inlined into `DispatchBinding.finish`, it cost about 550 instructions a dispatch more,
+    // callgrind)
+    @inline(never)
     func pushFresh(_ object: AnyObject, _ kind: ObjectKind) {
         luashim_push_object(L, retained(object), metatable(kind), 0)
     }

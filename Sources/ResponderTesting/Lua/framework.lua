@@ -565,23 +565,48 @@ root.env.match = ctx.match
 fw = { root = root, registered = registered, PendingMT = PendingMT, current = function() return current end }
 
 -- require of the built-in modules (one loader; the Swift side's preload table maps each name to it)
+-- luassert.formatters.binarystring: strings as a hex dump, 16 bytes a line with their printable
+-- characters (`assert:add_formatter(require "luassert.formatters.binarystring")`)
+local function binarystring(arg)
+  if type(arg) ~= "string" then return nil end
+  local lines = { "Binary string length; " .. #arg .. " bytes" }
+  for i = 1, #arg, 16 do
+    local chunk = arg:sub(i, i + 15)
+    local hex = chunk:gsub(".", function(c) return ("%02x "):format(c:byte()) end)
+    local text = chunk:gsub("[^\32-\126]", ".")
+    lines[#lines + 1] = hex .. (" "):rep(48 - #hex) .. " " .. text
+  end
+  return table.concat(lines, "\n")
+end
+
 local function load_builtin(name)
-  if name == "say" then ctx.ensure_format(); return ctx.say end
-  if name == "luassert" or name == "luassert.assert" then return assert_obj end
+  if name == "say" or name == "say.init" then ctx.ensure_format(); return ctx.say end
+  if name == "luassert" or name == "luassert.assert" or name == "luassert.init" then return assert_obj end
+  if name == "luassert.formatters.binarystring" then return binarystring end
+  if name == "luassert.compatibility" then
+    -- (getfenv and setfenv need the debug library, which the sandbox leaves out)
+    return { unpack = table.unpack }
+  end
   if name == "luassert.util" then load_chunk("luassert_more"); return util end
   if name == "luassert.state" then return state end
   if name == "luassert.namespaces" then return ctx.namespaces end
   if name == "luassert.spy" then load_chunk("luassert_spies"); return ctx.spy end
   if name == "luassert.stub" then load_chunk("luassert_spies"); return ctx.stub end
   if name == "luassert.mock" then load_chunk("luassert_spies"); return ctx.mock end
-  if name == "luassert.match" or name == "luassert.matchers" then load_chunk("luassert_match"); return ctx.match end
+  if name == "luassert.match" then load_chunk("luassert_match"); return ctx.match end
+  if name == "luassert.matchers" or name == "luassert.matchers.core" or name == "luassert.matchers.composite" then
+    load_chunk("luassert_match")
+    return true   -- (they register the matchers, as luassert's own modules do)
+  end
   if name == "busted" then return load_extras().busted_api() end
   return true   -- luassert.assertions, .modifiers, .array, .formatters, .languages.en: loaded already
 end
-host.preload({ "say", "luassert", "luassert.assert", "luassert.util", "luassert.state", "luassert.namespaces",
-               "luassert.spy", "luassert.stub", "luassert.mock", "luassert.match", "luassert.matchers",
+host.preload({ "say", "say.init", "luassert", "luassert.init", "luassert.assert", "luassert.util", "luassert.state",
+               "luassert.namespaces", "luassert.spy", "luassert.stub", "luassert.mock", "luassert.match",
+               "luassert.matchers", "luassert.matchers.core", "luassert.matchers.composite",
                "luassert.assertions", "luassert.modifiers", "luassert.array", "luassert.formatters",
-               "luassert.languages.en", "busted" }, load_builtin)
+               "luassert.formatters.binarystring", "luassert.compatibility", "luassert.languages.en", "busted" },
+             load_builtin)
 
 -- Pure-Lua libraries found through --lpath (Penlight, …) read `package.config`/`package.path`.
 if host.lpath and host.rawglobal("package") == nil then

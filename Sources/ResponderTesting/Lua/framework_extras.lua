@@ -239,6 +239,11 @@ function extras.busted_api()
   end
   function busted_api.gettime() return host.clock() end
   busted_api.monotime = busted_api.gettime
+  -- busted.sleep(seconds): waits by polling the clock (no blocking call: the limits can stop it)
+  function busted_api.sleep(seconds)
+    local until_ = host.clock() + (tonumber(seconds) or 0)
+    while host.clock() < until_ do end
+  end
   function busted_api.parent(element) return element and element.parent end
   function busted_api.children(element) return element and element.children or {} end
   -- busted.bindfenv(f, name, value): `name` is a global of `f` alone (callable tables: their __call)
