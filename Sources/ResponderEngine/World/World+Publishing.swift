@@ -87,16 +87,13 @@ extension World {
             if pendingAbort != nil { subscriber.stats?.note(.threw) }
             try checkPendingAbort()
             // a subscriber's result reads as a handleEvent's: only a raise or an abort counts
-            let outcome = ResponderKind.handleEvent.outcome(of: result)
-            switch outcome {
-            case .aborted, .raised: subscriber.stats?.note(.threw)
-            default: subscriber.stats?.note(.handled)
-            }
-            switch outcome {
+            switch ResponderKind.handleEvent.outcome(of: result) {
             case .aborted:
+                subscriber.stats?.note(.threw)
                 steps.append(step)
                 throw EngineError.aborted
             case .raised(let error):
+                subscriber.stats?.note(.threw)
                 step.decision = .threw
                 step.result = error
                 steps.append(step)
@@ -107,6 +104,7 @@ extension World {
                     try report(makeRuntimeError(message, node), from: node, location: location)
                 }
             default:
+                subscriber.stats?.note(.handled)
                 steps.append(step)
             }
         }

@@ -18,10 +18,14 @@ extension World {
         noteDriven(node)
         var outcome: Outcome?
         let traceBefore = lastTrace
-        var performed = 0
         // per function performed: nil when it returned, else the steps of the error it raised
         var functionSteps: [[TraceStep]?] = []
         var throwTrace: Trace?  // the trace of the last error a function raised
+        func ranFunction(since before: Trace?, raised: Bool) {
+            guard raised else { return functionSteps.append(nil) }
+            functionSteps.append(stepsOfErrorReported(since: before))
+            if lastTrace !== before { throwTrace = lastTrace }
+        }
         for action in node.tapActions where action.count == count {
             switch action.action {
             case .trigger(let event):
@@ -33,13 +37,7 @@ extension World {
                 guard let event else {
                     // it ran as a function: it returned nothing, or it raised (or returned what
                     // is not an event) and the error was reported
-                    performed += 1
-                    if lastTrace === before {
-                        functionSteps.append(nil)
-                    } else {
-                        functionSteps.append(stepsOfErrorReported(since: before))
-                        throwTrace = lastTrace
-                    }
+                    ranFunction(since: before, raised: lastTrace !== before)
                     continue
                 }
                 outcome = try trigger(event, from: node, location: location)
@@ -47,13 +45,7 @@ extension World {
                 let before = lastTrace
                 let returned = try body()
                 try checkPendingAbort()
-                performed += 1
-                if returned {
-                    functionSteps.append(nil)
-                } else {
-                    functionSteps.append(stepsOfErrorReported(since: before))
-                    if lastTrace !== before { throwTrace = lastTrace }
-                }
+                ranFunction(since: before, raised: !returned)
             }
         }
         // A tap that only ran functions records its own trace (SPEC §2.8: every top-level action
@@ -61,7 +53,7 @@ extension World {
         // an error it reported); inside a dispatch it is part of that dispatch's trace. An error
         // a function raised goes on in the tap's trace after the function's `threw` step, as a
         // control's action's does.
-        if performed > 0 && dispatchDepth == 0 && (lastTrace === traceBefore || lastTrace === throwTrace) {
+        if !functionSteps.isEmpty && dispatchDepth == 0 && (lastTrace === traceBefore || lastTrace === throwTrace) {
             recordTapTrace(node, functionSteps)
         }
         return outcome

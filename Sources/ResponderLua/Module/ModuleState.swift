@@ -73,10 +73,10 @@ package final class ModuleState {
     /// True while `lua_close` runs the last finalizers (see ``retained(_:)``).
     var closing = false
     /// The retains live userdata other than nodes' own (see ``retained(_:)``).
-    private var ownedRetains = RetainLedger()
+    var ownedRetains = RetainLedger()
     /// The retains live node userdata own, at their cache key - 1 (keys are reused: the array is
     /// as long as the most node userdata alive at once; see ``pushNode(_:)``).
-    private var nodeRetains: [UnsafeMutableRawPointer?] = []
+    var nodeRetains: [UnsafeMutableRawPointer?] = []
     /// Registry reference of the node methods table (made with the node metatable).
     var methodsRef: Int32 {
         if nodeMethodsRef == LUA_NOREF { _ = metatable(.node) }
@@ -202,47 +202,6 @@ package final class ModuleState {
     @inline(never)
     func pushFresh(_ object: AnyObject, _ kind: ObjectKind) {
         luashim_push_object(L, retained(object), metatable(kind), 0)
-    }
-
-    /// The retain a new userdata owns, listed until its `__gc` gives it back (``finalized(_:)``).
-    /// Lua does not call every `__gc`: it finalizes nothing made while `lua_close` runs
-    /// finalizers (`closing`), and a finalizer it cannot call is skipped, the userdata freed
-    /// anyway (a collection step at Lua's limit of 200 nested C calls fails to call it with
-    /// "C stack overflow", which Lua only warns about; scripts/fuzz-findings.md F-leak). The
-    /// retains still listed once the state is closed are given back then
-    /// (``releaseClosingRetains()``). Test: scripts/tests/safety/finalizers_spec.lua under the
-    /// sanitizer step.
-    @inline(never)
-    private func retained(_ object: AnyObject) -> UnsafeMutableRawPointer {
-        let p = Unmanaged.passRetained(object).toOpaque()
-        ownedRetains.insert(p)
-        return p
-    }
-
-    /// The retain a new node userdata with cache key `key` owns, listed at the key until the
-    /// userdata's `__gc` gives the key back (``nodeFinalized(_:key:)``).
-    private func retainedNode(_ node: Node, key: lua_Integer) -> UnsafeMutableRawPointer {
-        let p = Unmanaged.passRetained(node).toOpaque()
-        let i = Int(key) - 1
-        while nodeRetains.count <= i { nodeRetains.append(nil) }
-        nodeRetains[i] = p
-        return p
-    }
-
-    /// Called by the `__gc` of a userdata other than a node's with the retain it gives back
-    /// (before releasing it).
-    func finalized(_ p: UnsafeMutableRawPointer) {
-        ownedRetains.remove(p)
-    }
-
-    /// Gives back the retains of userdata Lua never finalized (after `lua_close`).
-    func releaseClosingRetains() {
-        let left = ownedRetains.takeAll()
-        let nodes = nodeRetains
-        nodeRetains = []
-        closing = false
-        for p in left { Unmanaged<AnyObject>.fromOpaque(p).release() }
-        for case let p? in nodes { Unmanaged<AnyObject>.fromOpaque(p).release() }
     }
 
     /// Pushes the cached userdata of `node` if it exists; returns false otherwise (nothing pushed).

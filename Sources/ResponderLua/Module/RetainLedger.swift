@@ -25,9 +25,6 @@ struct RetainLedger: ~Copyable {
 
     deinit { slots.deallocate() }
 
-    /// Bytes held by the table (for the memory account).
-    var bytes: Int { capacity * MemoryLayout<UInt>.stride }
-
     /// Fibonacci hashing of the address (objects are 16-byte aligned: the low bits carry nothing).
     @inline(__always)
     private func home(_ key: UInt) -> Int {
