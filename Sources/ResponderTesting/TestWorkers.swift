@@ -190,12 +190,15 @@ package final class TestWorkerPool {
             return false
         }
 
-        /// Whether a file waits behind another worker's current one that an idle worker could
-        /// take (see ``takeWaiting``).
+        /// Whether a file waits behind another worker's current one that a worker started now
+        /// could take (see ``takeWaiting``, which it calls once it sees the claims). The other
+        /// worker need not have said yet that it sees them: it will have by then, as a rule
+        /// (requiring it here lost the race when a worker died before the other's `A` line came,
+        /// under load, and the waiting file then followed the long one; a CI run failed so).
         func someFileWaits(removed: Set<Int>) -> Bool {
             guard let claims else { return false }
             return workers.indices.contains { v in
-                !removed.contains(v) && !workers[v].killed && workers[v].claiming
+                !removed.contains(v) && !workers[v].killed
                     && workers[v].queue.dropFirst().contains { !claims.claimed($0) && !doubled.contains($0) }
             }
         }
