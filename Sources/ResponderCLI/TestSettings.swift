@@ -36,6 +36,9 @@ extension TestSettings {
         var colour: Bool
         /// busted's `plainTerminal`: ASCII marks.
         var plain: Bool
+        /// busted's output handler when `-o` (or the `.busted` file's `output`) chose the format:
+        /// its report then is busted's (``BustedReport``).
+        var bustedHandler: String?
         var patterns: [String]
         var excludePatterns: [String]
         var run: TestRunOptions
@@ -87,9 +90,13 @@ extension TestSettings {
         var format = self.format ?? "pretty"
         var colour = true
         var plain = false
+        var bustedHandler: String?
         if let h = text(handler, "output", "o") {
             if let f = TestCommand.handlers[h] {
-                if self.format == nil || handler != nil { format = f }
+                if self.format == nil || handler != nil {
+                    format = f
+                    bustedHandler = h
+                }
                 colour = h != "plainTerminal"
                 plain = h == "plainTerminal"
             } else {
@@ -150,7 +157,7 @@ extension TestSettings {
         if coverageOptions.coverage { args.append("--coverage") }
 
         return Resolved(
-            paths: roots, format: format, colour: colour, plain: plain,
+            paths: roots, format: format, colour: colour, plain: plain, bustedHandler: bustedHandler,
             patterns: list(busted.pattern, "pattern", "p"),
             excludePatterns: list(busted.excludePattern, "exclude-pattern"),
             run: run,
@@ -261,13 +268,19 @@ extension TestSettings {
 
         let report: String
         switch format {
+        case "tap" where resolved.bustedHandler != nil: report = BustedReport.tap(records)
         case "tap": report = TestReport.tap(records)
         case "junit": report = TestReport.junit(records, files: files.map(\.path), duration: duration)
         case "json": report = TestReport.json(records, duration: duration)
         default:
             let st = toStdout ? style : TestReport.Style(colour: false, plain: resolved.plain)
-            report =
-                (live && !progress && !records.isEmpty ? "\n" : "") + TestReport.pretty(records, st, duration: duration)
+            if resolved.bustedHandler != nil {
+                report = BustedReport.terminal(records, st, duration: duration)
+            } else {
+                report =
+                    (live && !progress && !records.isEmpty ? "\n" : "")
+                    + TestReport.pretty(records, st, duration: duration)
+            }
         }
         // the coverage summary comes after the tests and before the final count line: the run
         // still ends with `N passed, N failed, N skipped` (SPEC §3)

@@ -87,6 +87,7 @@ extension TestFramework {
             status: TestStatus(rawValue: str("status") ?? "error") ?? .error,
             message: str("message"), location: str("location"), diff: str("diff"), trace: str("trace"),
             traceback: str("traceback"), note: str("note"), duration: duration)
+        record.defined = str("defined")
         // a test's record carries the warnings it raised (the world is reset as each test starts)
         if session.currentName != nil, !record.test.isEmpty, let world = rt.moduleState?.world {
             for (offset, violation) in world.warnings.enumerated() where !session.silenced.contains(offset + 1) {

@@ -36,6 +36,9 @@ public struct TestRecord: Sendable, Equatable {
     public var message: String?
     /// `file:line` of the failing assertion, of the error, or of the `it`.
     public var location: String?
+    /// `file:line` where the `it` (or `pending`, `describe`, file) itself is written: busted's
+    /// handlers head a failure with it (`Failure → spec/a_spec.lua @ 3`).
+    public var defined: String?
     /// A −/+ diff (lines starting "- ", "+ ", "  "), when the assertion has one.
     public var diff: String?
     /// `tostring(trace)` of the dispatch an assertion looked at.
@@ -76,7 +79,7 @@ public struct TestRecord: Sendable, Equatable {
     /// accounting).
     public var textBytes: Int {
         var total = 256 + name.utf8.count + suite.utf8.count + test.utf8.count
-        for text in [message, location, diff, trace, traceback, note] { total += text?.utf8.count ?? 0 }
+        for text in [message, location, defined, diff, trace, traceback, note] { total += text?.utf8.count ?? 0 }
         for line in warnings { total += 16 + line.utf8.count }
         return total
     }

@@ -44,6 +44,8 @@ package enum TestReport {
         func red(_ s: String) -> String { paint(s, "31") }
         func green(_ s: String) -> String { paint(s, "32") }
         func yellow(_ s: String) -> String { paint(s, "33") }
+        func magenta(_ s: String) -> String { paint(s, "35") }
+        func cyan(_ s: String) -> String { paint(s, "36") }
         func dim(_ s: String) -> String { paint(s, "2") }
         func bold(_ s: String) -> String { paint(s, "1") }
     }

@@ -52,11 +52,94 @@ struct BustedFlagsTests {
         #expect(H.contains(plain.stdout, "1 passed, 1 failed, 0 skipped"))
         // busted's plainTerminal marks and arrows are ASCII
         #expect(plain.stdout.split(separator: "\n").first == "+-", "\(plain.stdout)")
-        #expect(H.contains(plain.stdout, "Failure -> a_spec.lua:2"), "\(plain.stdout)")
+        #expect(H.contains(plain.stdout, "Failure -> a_spec.lua @ 2"), "\(plain.stdout)")
         #expect(!H.contains(plain.stdout, "●"))
         let bad = try H.run(dir, ["-o", "report.txt"])
         #expect(bad.status == 2)
         #expect(H.contains(bad.stderr, "--output-file"))
+    }
+
+    /// `-o TAP`, `-o plainTerminal` and `-o utfTerminal` print busted 2.1.1's reports (its
+    /// status line, `Failure → file @ line` with the line of the `it`, failures before errors, a
+    /// `pending` called in a test with its place; TAP's plan last), then SPEC's count line.
+    @Test func bustedHandlersPrintBustedsReports() throws {
+        let dir = try H.folder([
+            "a_spec.lua": """
+            describe("group", function()
+              it("passes", function() assert.are.equal(1, 1) end)
+              it("errors", function() error("boom") end)
+              it("fails", function()
+                local x = 1
+                assert.are.equal(2, x)
+              end)
+              it("waits", function()
+                pending("not yet")
+              end)
+              pending("later")
+            end)
+
+            """
+        ])
+        let expectedBody = """
+            1 success / 1 failure / 1 error / 2 pending : * seconds
+
+            Pending -> a_spec.lua @ 9
+            group waits
+            a_spec.lua:9: not yet
+
+            Pending -> a_spec.lua @ 11
+            group later
+
+            Failure -> a_spec.lua @ 4
+            group fails
+            a_spec.lua:6: Expected objects to be equal.
+            Passed in:
+            (number) 1
+            Expected:
+            (number) 2
+
+            Error -> a_spec.lua @ 3
+            group errors
+            a_spec.lua:3: boom
+            1 passed, 2 failed, 2 skipped
+
+            """
+        let plain = try H.run(dir, ["-o", "plainTerminal"])
+        #expect(plain.status == 1)
+        var lines = plain.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.first == "+*-..", "\(plain.stdout)")
+        // the time varies
+        if lines.count > 1, let colon = lines[1].firstRange(of: " : ") {
+            lines[1] = lines[1][..<colon.upperBound] + "* seconds"
+        }
+        #expect(lines.dropFirst().joined(separator: "\n") == expectedBody, "\(plain.stdout)")
+        let utf = try H.run(dir, ["-o", "utfTerminal"])
+        #expect(
+            H.contains(utf.stdout, "Failure → a_spec.lua @ 4\ngroup fails\na_spec.lua:6: Expected"), "\(utf.stdout)")
+        #expect(H.contains(utf.stdout, "●✱◼◌◌"), "\(utf.stdout)")
+        let tap = try H.run(dir, ["-o", "TAP"])
+        #expect(
+            tap.stdout == """
+                ok 1 - group passes
+                not ok 2 - group errors
+                # a_spec.lua @ 3
+                # Failure message: a_spec.lua:3: boom
+                not ok 3 - group fails
+                # a_spec.lua @ 4
+                # Failure message: a_spec.lua:6: Expected objects to be equal.
+                # Passed in:
+                # (number) 1
+                # Expected:
+                # (number) 2
+                ok 4 - # SKIP a_spec.lua:9: not yet
+                ok 5 - # SKIP group later
+                1..5
+
+                """, "\(tap.stdout)")
+        #expect(H.contains(tap.stderr, "1 passed, 2 failed, 2 skipped"))
+        // --format keeps this tool's own formats
+        let own = try H.run(dir, ["--format", "tap"])
+        #expect(own.stdout.hasPrefix("TAP version 13\n1..5\n"), "\(own.stdout)")
     }
 
     @Test func tagsExcludeTagsAndFilterOut() throws {

@@ -255,6 +255,7 @@ local function emit(element, status, info, duration, test_notes, is_test)
     status = status,
     message = info and (status == "failed" and strip_location(info.message, location) or info.message) or nil,
     location = location,
+    defined = element.location,
     diff = info and info.diff or nil,
     trace = info and info.trace or nil,
     traceback = info and info.traceback or nil,
@@ -453,7 +454,8 @@ executors.it = function(element)
     end
     local verdict = verdicts[status]
     if verdict == "skipped" and info then
-      info = { message = info.message, location = element.location }
+      -- where pending() was called, as busted reports it
+      info = { message = info.message, location = info.location or element.location }
     end
     emit(element, verdict, info, host.clock() - start, notes or nil, true)
   end
