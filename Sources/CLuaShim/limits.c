@@ -50,6 +50,7 @@ struct luashim_limits {
     char where[220];
     char message[400];               /* (L) the last time-limit message raised */
     char refusedWhere[220];          /* (L) `file:line: ` where the allocator refused Lua code */
+    char refusedTraceback[4096];     /* (L) the traceback then, as luaL_traceback writes one */
     struct luashim_limits *prevTls;  /* (L) the tls value to restore when the call ends */
     struct luashim_limits *next;     /* registry list (under reg_lock) */
 };
@@ -483,17 +484,89 @@ static void innermost_line(lua_State *T, char *buf, size_t size, int skipHost) {
     }
 }
 
+/* The level past the last of T's stack (found as lauxlib's lastlevel finds it). */
+/* [-0, +0, -] */
+static int stack_levels(lua_State *T) {
+    lua_Debug ar;
+    int li = 1, le = 1;
+    while (lua_getstack(T, le, &ar)) { li = le; le *= 2; }
+    while (li < le) {
+        int m = (li + le) / 2;
+        if (lua_getstack(T, m, &ar)) li = m + 1;
+        else le = m;
+    }
+    return le;
+}
+
+/* Writes T's traceback into buf as luaL_traceback writes one ("stack traceback:", then a
+ * `\n\tfile:line: in local 'f'` line per level, the first 10 and the last 11 when there are more),
+ * without the global-name lookup (which allocates): a global function is named `global 'f'`.
+ * Reads the call stack only (lua_getinfo "Slnt" pushes and allocates nothing). */
+/* [-0, +0, -] */
+static void traceback_into(lua_State *T, char *buf, size_t size) {
+    enum { FIRST = 10, LAST = 11 };
+    lua_Debug ar;
+    int last = stack_levels(T) - 1;   /* the last level there is */
+    int level = 0;
+    int show = last - level > FIRST + LAST ? FIRST : -1;
+    copy_text(buf, size, "stack traceback:");
+    while (lua_getstack(T, level++, &ar)) {
+        if (show-- == 0) {
+            /* (the count luaL_traceback prints, which leaves out the level it stopped at) */
+            int n = last - level - LAST + 1;
+            append_text(buf, size, "\n\t...\t(skipping ");
+            append_int(buf, size, n);
+            append_text(buf, size, " levels)");
+            level += n;
+            continue;
+        }
+        if (!lua_getinfo(T, "Slnt", &ar)) continue;
+        append_text(buf, size, "\n\t");
+        append_text(buf, size, ar.short_src);
+        append_text(buf, size, ":");
+        if (ar.currentline > 0) {
+            append_int(buf, size, ar.currentline);
+            append_text(buf, size, ":");
+        }
+        append_text(buf, size, " in ");
+        if (ar.namewhat && *ar.namewhat && ar.name) {
+            append_text(buf, size, ar.namewhat);
+            append_text(buf, size, " '");
+            append_text(buf, size, ar.name);
+            append_text(buf, size, "'");
+        } else if (ar.what && *ar.what == 'm') {
+            append_text(buf, size, "main chunk");
+        } else if (ar.what && *ar.what != 'C') {
+            append_text(buf, size, "function <");
+            append_text(buf, size, ar.short_src);
+            append_text(buf, size, ":");
+            append_int(buf, size, ar.linedefined);
+            append_text(buf, size, ">");
+        } else {
+            append_text(buf, size, "?");
+        }
+        if (ar.istailcall) append_text(buf, size, "\n\t(...tail calls...)");
+    }
+}
+
 /* [-0, +0, -] */
 void luashim_memory_refused(luashim_control *c) {
     luashim_limits *lim = c->lim;
     if (!lim || lim->refusedWhere[0]) return;
     lua_State *T = atomic_load(&lim->closing) ? lim->main : lim->running;
-    if (T) innermost_line(T, lim->refusedWhere, sizeof lim->refusedWhere, 1);
+    if (!T) return;
+    innermost_line(T, lim->refusedWhere, sizeof lim->refusedWhere, 1);
+    traceback_into(T, lim->refusedTraceback, sizeof lim->refusedTraceback);
 }
 
 const char *luashim_memory_refused_where(lua_State *L) {
     luashim_limits *lim = luashim_control_of(L)->lim;
     return lim && lim->refusedWhere[0] ? lim->refusedWhere : NULL;
+}
+
+const char *luashim_memory_refused_traceback(lua_State *L) {
+    luashim_limits *lim = luashim_control_of(L)->lim;
+    return lim && lim->refusedTraceback[0] ? lim->refusedTraceback : NULL;
 }
 
 /* After a host (Swift) function returned: raise what it left (memory, budget, time). */
@@ -851,6 +924,7 @@ void luashim_limits_reset(lua_State *L, int64_t budget, int exact) {
     lim->charged = 0;
     lim->message[0] = 0;
     lim->refusedWhere[0] = 0;
+    lim->refusedTraceback[0] = 0;
     lim->sampling = 0;
     lim->armed = 0;
     lim->lastMark = thread_cpu_ns();

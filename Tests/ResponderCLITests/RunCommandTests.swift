@@ -541,9 +541,37 @@ struct RunCommandTests {
             "local s = string.rep('x', 1e9)\nprint(#s)\n", name: "rep.lua", ["--max-memory", "32"])
         #expect(H.exited(r, 3), "\(H.show(r))")
         #expect(r.stdout == "")
-        // an allocation the cap refuses has no traceback (Lua raises it as a memory error): the
-        // line is recorded when it is refused
+        // Lua raises an allocation the cap refuses as a memory error, without the message
+        // handler: the line and the traceback are recorded when it is refused
         #expect(H.lines(r.stderr).first == "error: rep.lua:1: \(Self.memoryMessage)", "\(H.show(r))")
+        #expect(
+            Array(H.lines(r.stderr).dropFirst()) == [
+                "stack traceback:", "\t[C]: in field 'rep'", "\trep.lua:1: in main chunk",
+            ], "\(H.show(r))")
+        // as luaL_traceback writes it (without its lookup of global names, which allocates):
+        // named frames, the first 10 and the last 11 levels of a deep stack
+        let (deep, _) = try H.runScript(
+            """
+            local function grow(n)
+              if n == 0 then local t = {} for i = 1, 1e9 do t[i] = {} end end
+              return (grow(n - 1))
+            end
+            local function outer() grow(30) end
+            outer()
+
+            """, name: "deep.lua", ["--max-memory", "32"])
+        #expect(H.exited(deep, 3), "\(H.show(deep))")
+        let lines = H.lines(deep.stderr)
+        #expect(lines.first == "error: deep.lua:2: \(Self.memoryMessage)", "\(H.show(deep))")
+        #expect(
+            Array(lines.dropFirst().prefix(3)) == [
+                "stack traceback:", "\tdeep.lua:2: in upvalue 'grow'", "\tdeep.lua:3: in upvalue 'grow'",
+            ], "\(H.show(deep))")
+        #expect(lines.contains("\t...\t(skipping 11 levels)"), "\(H.show(deep))")
+        #expect(
+            Array(lines.suffix(3)) == [
+                "\tdeep.lua:3: in upvalue 'grow'", "\tdeep.lua:5: in local 'outer'", "\tdeep.lua:6: in main chunk",
+            ], "\(H.show(deep))")
     }
 
     @Test func aStrictViolationInAFinalizerWithNothingAfterItEndsTheScript() throws {

@@ -99,6 +99,9 @@ const char *luashim_timeout_message(lua_State *L);
 /* `file:line: ` of the script line whose allocation the cap refused (Lua's own "not enough
  * memory" carries no traceback), or NULL. Cleared by luashim_limits_reset. */
 const char *luashim_memory_refused_where(lua_State *L);
+/* The traceback of that moment, as luaL_traceback writes one (without global names), or NULL.
+ * Cleared by luashim_limits_reset. */
+const char *luashim_memory_refused_traceback(lua_State *L);
 
 /** Pushes a Swift function as a Lua C closure going through the trampoline. */
 void luashim_push_swift_function(lua_State *L, luashim_swift_fn fn);

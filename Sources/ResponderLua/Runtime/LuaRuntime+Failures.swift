@@ -41,7 +41,9 @@ extension LuaRuntime {
                     kind: .memoryLimit,
                     message:
                         "\(memoryLimitLocation(traceback))memory limit exceeded (\(mib) MiB); raise it with --max-memory MiB",
-                    traceback: traceback)
+                    // an allocation the cap refused: Lua raised it without the message handler,
+                    // so the traceback is the one recorded as the allocator refused
+                    traceback: traceback ?? luashim_memory_refused_traceback(L).map { String(cString: $0) })
             }
             if message.hasSuffix("interrupted!") {
                 return LuaFailure(kind: .interrupted, message: "interrupted!", traceback: traceback)
