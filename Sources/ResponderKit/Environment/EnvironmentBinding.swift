@@ -105,7 +105,7 @@ enum EnvironmentBinding: ModuleBinding {
         let helpers: [(String, LuaSwiftFunction)] = [
             ("isNode", isNode), ("kit", kit), ("subtree", subtree), ("invoke", invoke),
             ("resume", AsyncResume.resume), ("report", report), ("isCancellation", isCancellation),
-            ("kindName", kindName), ("setLoading", setLoading),
+            ("kindName", kindName), ("setLoading", setLoading), ("raise", raise),
             ("nodeHandle", NodeHandles.make), ("handleNode", NodeHandles.node),
             ("asyncButton", ControlsBinding.asyncButton),
         ]
@@ -244,6 +244,18 @@ enum EnvironmentBinding: ModuleBinding {
         }
         m.kit.kitCreating(node).loading = KitSlot(m, node: node, valueAt: 2)
         return 0
+    }
+
+    /// `K.raise(message)`: raises `message` at the innermost script line (past the kit's own
+    /// chunks and C functions). `error(message, 2)` from the kit's Lua would name no line when
+    /// the script called the kit function in tail position (`return post(1)`): the caller's
+    /// frame is gone then, where a C function's caller stays (SPEC §2.1: "at the caller's
+    /// `file:line`").
+    static let raise: LuaSwiftFunction = { L in
+        let m = state(L)
+        let message = m.runtime.string(at: 1) ?? "error"
+        let place = m.location().map { "\($0.file):\($0.line): " } ?? ""
+        return m.runtime.raise(place + message)
     }
 
     /// `K.kindName(v)`: how `bad argument` messages name a value.

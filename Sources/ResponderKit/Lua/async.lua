@@ -2,7 +2,7 @@
 -- the kit's functions, methods and hooks.
 local K, M, S = ...
 local isNode, kitOf, invoke, resume = K.isNode, K.kit, K.invoke, K.resume
-local reportFrom, isCancellation, kindName = K.report, K.isCancellation, K.kindName
+local reportFrom, isCancellation, kindName, raise = K.report, K.isCancellation, K.kindName, K.raise
 local type, error, next, setmetatable, rawget, tostring =
       type, error, next, setmetatable, rawget, tostring
 local cocreate, coyield, corunning, coisyieldable = coroutine.create, coroutine.yield, coroutine.running, coroutine.isyieldable
@@ -210,7 +210,7 @@ TaskMT.__index = function(t, key)
   return nil
 end
 TaskMT.__newindex = function(t, key)
-  error(fmt("cannot assign field '%s' of a task", tostring(key)), 2)
+  raise(fmt("cannot assign field '%s' of a task", tostring(key)))
 end
 TaskMT.__tostring = function(t)
   local d = data[t]
@@ -234,7 +234,7 @@ end
 
 local function sleep(seconds)
   local t = threads[corunning()]
-  if not t then error("sleep called outside a task (sleep only works inside an AsyncButton action, task or timer)", 2) end
+  if not t then raise("sleep called outside a task (sleep only works inside an AsyncButton action, task or timer)") end
   if type(seconds) ~= "number" or seconds < 0 or seconds ~= seconds then
     argerr(1, "sleep", "seconds (non-negative number)", seconds)
   end
@@ -242,8 +242,8 @@ local function sleep(seconds)
   if not coisyieldable() then
     -- inside a responder or callback that the engine called from the task: Lua cannot suspend
     -- the task across that call
-    error("sleep cannot suspend the task here: it was called inside a responder or callback the engine "
-      .. "ran (sleep in the task's own function, or start another task with task(fn))", 2)
+    raise("sleep cannot suspend the task here: it was called inside a responder or callback the engine "
+      .. "ran (sleep in the task's own function, or start another task with task(fn))")
   end
   if coyield(SLEEP, seconds) == CANCEL then error(CancellationError(), 0) end
 end
@@ -252,8 +252,8 @@ local function advance(seconds)
     argerr(1, "advance", "seconds (non-negative number)", seconds)
   end
   if advancing and costatus(advancing) ~= "dead" then
-    error("advance cannot be called inside a task, timer or callback that advance runs "
-      .. "(sleep inside a task waits on the clock)", 2)
+    raise("advance cannot be called inside a task, timer or callback that advance runs "
+      .. "(sleep inside a task waits on the clock)")
   end
   advancing = corunning()
   local _ <close> = advancingEnds
@@ -297,7 +297,7 @@ TimerMT.__index = function(tm, key)
   end
   return nil
 end
-TimerMT.__newindex = function() error("a timer is read-only", 2) end
+TimerMT.__newindex = function() raise("a timer is read-only") end
 TimerMT.__tostring = function(tm)
   local d = timerData[tm]
   return fmt("Timer(%s %gs%s)", d.repeats and "every" or "after", d.interval, d.cancelled and ", cancelled" or "")
@@ -339,10 +339,10 @@ local function freeTask(fn, opts)
   if opts ~= nil then
     if type(opts) ~= "table" then argerr(2, "task", "options table", opts) end
     for k in next, opts do
-      if k ~= "node" then error(fmt("bad option '%s' to 'task' (the only option is 'node')", tostring(k)), 2) end
+      if k ~= "node" then raise(fmt("bad option '%s' to 'task' (the only option is 'node')", tostring(k))) end
     end
     node = rawget(opts, "node")
-    if node ~= nil and not isNode(node) then error(fmt("bad option 'node' to 'task' (node expected, got %s)", kindName(node)), 2) end
+    if node ~= nil and not isNode(node) then raise(fmt("bad option 'node' to 'task' (node expected, got %s)", kindName(node))) end
   end
   return start(node, fn)
 end
@@ -383,7 +383,7 @@ local function coArgError(fname, expected, ...)
     local mt = getmetatable(v)
     got = type(mt) == "table" and type(rawget(mt, "__name")) == "string" and rawget(mt, "__name") or type(v)
   end
-  error(("bad argument #1 to '%s' (%s expected, got %s)"):format(fname, expected, got), 3)
+  raise(("bad argument #1 to '%s' (%s expected, got %s)"):format(fname, expected, got))
 end
 coroutine.resume = function(...)
   if type((...)) ~= "thread" then coArgError("resume", "thread", ...) end
@@ -437,11 +437,11 @@ local function AsyncButton(title)
     if type(t) ~= "table" then argerr(1, "AsyncButton \"" .. title .. "\"", "table", t) end
     local action = t.action
     if not callable(action) then
-      error(fmt("bad field 'action' in AsyncButton (function expected, got %s)", kindName(action)), 2)
+      raise(fmt("bad field 'action' in AsyncButton (function expected, got %s)", kindName(action)))
     end
     local whenLoading = t.disabledWhenLoading
     if whenLoading ~= nil and type(whenLoading) ~= "boolean" then
-      error(fmt("bad field 'disabledWhenLoading' in AsyncButton (boolean expected, got %s)", kindName(whenLoading)), 2)
+      raise(fmt("bad field 'disabledWhenLoading' in AsyncButton (boolean expected, got %s)", kindName(whenLoading)))
     end
     -- a control like Button: its action is the `touchUpInside` entry "action" of its dispatch
     -- table (tap, sendActions, addAction and eventHandlers as on a Button); running that entry

@@ -1,19 +1,19 @@
 local K, M, S = ...
 local isNode, kitOf, subtree, invoke = K.isNode, K.kit, K.subtree, K.invoke
-local kindName = K.kindName
+local kindName, raise = K.kindName, K.raise
 local setLoading = K.setLoading
 local type, error, next, setmetatable, getmetatable, rawset, rawget, tostring =
   type, error, next, setmetatable, getmetatable, rawset, rawget, tostring
 local fmt, unpack, tremove = string.format, table.unpack, table.remove
 
-local function argerr(n, fname, expected, v, depth)
+local function argerr(n, fname, expected, v)
   if n == 0 then  -- the self argument, worded as Lua words it
-    error(fmt("calling '%s' on bad self (%s expected, got %s)", fname, expected, kindName(v)), 3 + (depth or 0))
+    raise(fmt("calling '%s' on bad self (%s expected, got %s)", fname, expected, kindName(v)))
   end
   -- a number where a number of some range is expected shows its value: "got number -1"
   local got = (type(v) == "number" and expected:find("number", 1, true)) and fmt("%s %s", kindName(v), tostring(v))
     or kindName(v)
-  error(fmt("bad argument #%d to '%s' (%s expected, got %s)", n, fname, expected, got), 3 + (depth or 0))
+  raise(fmt("bad argument #%d to '%s' (%s expected, got %s)", n, fname, expected, got))
 end
 local function callable(v)
   if type(v) == "function" then return true end
@@ -63,7 +63,7 @@ HandleMT.__index = function(h, key)
   end
   return nil
 end
-HandleMT.__newindex = function() error("a handle is read-only", 2) end
+HandleMT.__newindex = function() raise("a handle is read-only") end
 HandleMT.__tostring = function(h)
   local d = handleData[h]
   return fmt("Handle(%s%s)", d and d.kind or "?", d and d.cancelled and ", cancelled" or "")
@@ -114,8 +114,8 @@ NodeHandleMT.__newindex = function(h, key, value)
   local node = handleNode(h)
   local ok, e = pcall(function() node[key] = value end)
   if not ok then
-    if type(e) == "string" then e = e:gsub("^[^\n]-:%d+: ", "", 1) end
-    error(e, 2)
+    if type(e) == "string" then raise((e:gsub("^[^\n]-:%d+: ", "", 1))) end
+    error(e, 0)
   end
 end
 NodeHandleMT.__eq = function(a, b) return rawequal(handleNode(a) or a, handleNode(b) or b) end
@@ -176,20 +176,20 @@ local function Preference(name, opts)
   if type(name) ~= "string" then argerr(1, "Preference", "name (string)", name) end
   -- a preference key needs its spec, as SwiftUI's PreferenceKey needs defaultValue and reduce
   if type(opts) ~= "table" then
-    error(fmt("bad argument #2 to 'Preference' (spec { default = v, reduce = function(acc, nxt) } expected, got %s)",
-      opts == nil and "no value" or kindName(opts)), 2)
+    raise(fmt("bad argument #2 to 'Preference' (spec { default = v, reduce = function(acc, nxt) } expected, got %s)",
+      opts == nil and "no value" or kindName(opts)))
   end
   for k in next, opts do
     if not prefKeys[k] then
       local hint = type(k) == "string" and (k:lower():find("def", 1, true) and " (did you mean 'default'?)"
         or k:lower():find("red", 1, true) and " (did you mean 'reduce'?)") or ""
-      error(fmt("unknown key %s in Preference's spec (expected default, reduce)%s",
-        type(k) == "string" and "'" .. k .. "'" or tostring(k), hint), 2)
+      raise(fmt("unknown key %s in Preference's spec (expected default, reduce)%s",
+        type(k) == "string" and "'" .. k .. "'" or tostring(k), hint))
     end
   end
   local reduce = opts.reduce
   if reduce ~= nil and not callable(reduce) then
-    error(fmt("bad field 'reduce' in Preference (function expected, got %s)", kindName(reduce)), 2)
+    raise(fmt("bad field 'reduce' in Preference (function expected, got %s)", kindName(reduce)))
   end
   local p = setmetatable({ name = name, default = opts.default, reduce = reduce or lastWins }, PrefMT)
   isPref[p] = true
@@ -290,7 +290,7 @@ local function objectOption(n, fname, opts)
   if type(opts) ~= "table" then argerr(n, fname, "options table", opts, 1) end
   for k in next, opts do
     if k ~= "object" then
-      error(fmt("bad option '%s' to '%s' (the only option is 'object')", tostring(k), fname), 3)
+      raise(fmt("bad option '%s' to '%s' (the only option is 'object')", tostring(k), fname))
     end
   end
   local object = rawget(opts, "object")
@@ -378,7 +378,7 @@ local function observe(node, prop, fn)
     }
     setmetatable(props, mt)
   elseif type(mt) ~= "table" or not mt.observers then
-    error("cannot observe " .. tostring(node) .. ".props: it has its own metatable", 2)
+    raise("cannot observe " .. tostring(node) .. ".props: it has its own metatable")
   end
   local observers = mt.observers
   if not observers[prop] then
