@@ -148,13 +148,15 @@ struct MemoryLimitTests {
     ]
 
     /// Runs `script` at the 32 MiB cap with the data segment limited to the cap plus the overhead.
-    static func runLimited(_ script: String, name: String = "grow.lua") throws -> TestProcess.Output {
+    static func runLimited(_ script: String, name: String = "grow.lua", _ extra: [String] = []) throws
+        -> TestProcess.Output
+    {
         let dir = try H.folder([name: script])
         defer { H.remove(dir) }
         let kib = (capMiB + overheadMiB) * 1024
         let guardCommand = access("/usr/bin/timeout", X_OK) == 0 ? "/usr/bin/timeout -s KILL 120 " : ""
         return try H.shell(
-            ["run", name, "--max-memory", String(capMiB)], in: dir, prefix: guardCommand,
+            ["run", name, "--max-memory", String(capMiB)] + extra, in: dir, prefix: guardCommand,
             setup: "ulimit -d \(kib); ")
     }
 
@@ -164,6 +166,42 @@ struct MemoryLimitTests {
         let r = try Self.runLimited(script)
         #expect(H.exited(r, 3), "\(name): \(H.show(r).prefix(600))")
         #expect(H.contains(r.stderr, Self.memoryMessage), "\(name): \(r.stderr.prefix(600))")
+    }
+
+    /// What `--coverage` keeps stays inside the cap: the sites of registrations on nodes that
+    /// were collected are folded as they pile up (a million of them took 289 MB at a 32 MiB
+    /// cap), and node paths are bounded (a tappable chain 12,000 deep took 1.2 GB). Both ran to
+    /// exit 0 far past the cap before; they must end normally inside the data-segment limit.
+    @Test func coverageStaysInsideTheCap() throws {
+        let shortLived = try Self.runLimited(
+            """
+            local E = Event "E"
+            for i = 1, 500000 do
+              local v = View "V"
+              v:handleEvent(E, function() end)
+            end
+            print("done")
+            """, ["--coverage"])
+        #expect(H.exited(shortLived, 0), "\(H.show(shortLived).prefix(600))")
+        #expect(shortLived.stdout.hasPrefix("done\n"), "\(H.show(shortLived).prefix(600))")
+        #expect(H.contains(shortLived.stdout + shortLived.stderr, "handleEvent(E) on V"))
+        let deep = try Self.runLimited(
+            """
+            local root = View "R"
+            local n = root
+            for i = 1, 12000 do
+              local c = View "V"
+              c:onTapGesture(function() end)
+              n:add(c); n = c
+            end
+            mount(root)
+            print("done")
+            """, ["--coverage"])
+        #expect(H.exited(deep, 0), "\(H.show(deep).prefix(600))")
+        #expect(deep.stdout.hasPrefix("done\n"), "\(H.show(deep).prefix(600))")
+        #expect(
+            (deep.stdout + deep.stderr).utf8.count < 4_000_000,
+            "\((deep.stdout + deep.stderr).utf8.count) bytes of output")
     }
 
     /// A memory error does not name the line of an earlier error: responders that raised (their

@@ -155,7 +155,7 @@ public final class CoverageRecorder {
             kind: entry.kind.rawValue, filter: entry.filter?.name, declared: entry.declared, id: entry.id, node: node,
             file: file, line: line)
         entry.stats = site.stats
-        sites.append(site)
+        append(site)
     }
 
     /// Starts counting the calls of a subscriber of `node` (`subscribe(T)`: handled when its
@@ -166,7 +166,61 @@ public final class CoverageRecorder {
             kind: "subscribe", filter: subscriber.type.name, declared: [], id: subscriber.id, node: node, file: file,
             line: line)
         subscriber.stats = site.stats
+        append(site)
+    }
+
+    /// Sites counted at which the list is folded next (see ``append(_:)``).
+    private var foldAt = 4096
+
+    /// Adds a site; folds the list when it has doubled since the last fold, so that the sites of
+    /// collected nodes do not pile up until the run ends (a script registering on a million
+    /// short-lived nodes kept a million sites: memory outside the cap, found by a probe).
+    private func append(_ site: Site) {
+        world?.meter.charge(CoverageRecorder.siteBytes)
         sites.append(site)
+        if sites.count >= foldAt {
+            foldSites()
+            foldAt = max(4096, sites.count * 2)
+        }
+    }
+
+    /// What a site takes while it counts (its object, its stats, its strings' headers).
+    static let siteBytes = 256
+
+    /// Longest node path a record keeps, in bytes: a deeper node's path keeps its last steps
+    /// after `… > ` (a chain 12,000 deep made paths of 12,000 steps for each of its nodes, memory
+    /// and output quadratic in the depth, found by a probe).
+    static let maxPathBytes = 1000
+
+    /// `path` cut to its last steps when it is longer than ``maxPathBytes``.
+    static func bounded(_ path: String) -> String {
+        let bytes = path.utf8
+        guard bytes.count > maxPathBytes else { return path }
+        let tail = bytes.suffix(maxPathBytes)
+        let text = String(decoding: tail, as: UTF8.self)
+        guard let cut = text.firstRange(of: " > ") else { return "… > " + text }
+        return "… > " + text[cut.upperBound...]
+    }
+
+    /// `node.path()` as a record keeps it (``bounded(_:)``), walking no further up than needed.
+    static func boundedPath(_ node: Node) -> String {
+        var steps: [String] = []
+        var bytes = 0
+        var current: Node? = node
+        while let n = current, bytes <= maxPathBytes {
+            let step = n.description
+            steps.append(step)
+            bytes += step.utf8.count + 3
+            current = n.parent
+        }
+        let path = steps.reversed().joined(separator: " > ")
+        return current == nil ? path : bounded("… > " + path)
+    }
+
+    /// Charges a record new to `collected` to the world's memory meter: coverage is kept on the
+    /// script's behalf (SPEC §4), never given back while the state lives.
+    private func charge(newKey key: String) {
+        world?.meter.charge(160 + 2 * key.utf8.count)
     }
 
     /// The innermost script-file line on the stack of `L`, if any.
@@ -211,7 +265,9 @@ public final class CoverageRecorder {
                 if isControl || !node.tapActions.isEmpty {
                     let mark = driven[ObjectIdentifier(node)]
                     let count = mark?.node === node ? mark!.count : 0
-                    collected.add(CoverageData.Control(kind: isControl ? node.name : "tap", node: path, driven: count))
+                    let control = CoverageData.Control(kind: isControl ? node.name : "tap", node: path, driven: count)
+                    if collected.controls[control.key] == nil { charge(newKey: control.key) }
+                    collected.add(control)
                 }
                 let children = node.children
                 var seen: [String: Int] = [:]
@@ -226,7 +282,7 @@ public final class CoverageRecorder {
                         positions[text, default: 0] += 1
                         step += "[\(positions[text]!)]"
                     }
-                    below.append((child, path + " > " + step))
+                    below.append((child, CoverageRecorder.bounded(path + " > " + step)))
                 }
                 stack.append(contentsOf: below.reversed())
             }
@@ -239,7 +295,7 @@ public final class CoverageRecorder {
         var alive: [Site] = []
         alive.reserveCapacity(sites.count)
         for site in sites {
-            if let node = site.node { site.lastPath = node.path() }
+            if let node = site.node { site.lastPath = CoverageRecorder.boundedPath(node) }
             var r = CoverageData.Responder(
                 kind: site.kind, filter: site.filter, declared: site.declared.map(\.name), id: site.id,
                 file: site.file, line: site.line, node: site.lastPath)
@@ -256,12 +312,14 @@ public final class CoverageRecorder {
                 let n = s.seenTypes.reduce(0) { $0 + (d.isSame(orAncestorOf: $1.type) ? $1.count : 0) }
                 if n > 0 { r.seen[d.name, default: 0] += n }
             }
+            if collected.responders[r.key] == nil { charge(newKey: r.key) }
             collected.add(r)
             s.clear()
             site.foldedOnce = true
             // a live node's entry keeps counting into the same stats
             if site.node != nil { alive.append(site) }
         }
+        world?.meter.release((sites.count - alive.count) * CoverageRecorder.siteBytes)
         sites = alive
     }
 
