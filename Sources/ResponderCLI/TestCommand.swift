@@ -13,8 +13,8 @@ struct TestCommand: ParsableCommand {
         abstract: "Run *_spec.lua files (a busted-compatible API) and plain scripts.",
         discussion: ExitStatusHelp.discussion(
             """
-            Folders are searched recursively for *_spec.lua (folders starting with '.' or '_' are \
-            skipped unless named explicitly); a file named explicitly that is not *_spec.lua runs as \
+            Folders are searched recursively for *_spec.lua (folders starting with '.' are skipped \
+            unless named explicitly); a file named explicitly that is not *_spec.lua runs as \
             a plain script: one test that passes when the script ends without error. Each file runs \
             in a fresh Lua state in an isolated worker process; each `it` in a fresh world \
             (responder.reset()). --filter is a Lua pattern matched against full test names \

@@ -44,7 +44,9 @@ enum TargetAction: ModuleBinding {
     // MARK: - registering
 
     /// `control:addAction(fn [, { event, id, title }])`: appends `fn(sender, action)` to the
-    /// dispatch table; an action with the id already present for that event is replaced in place.
+    /// dispatch table; an action with the id already present (for whichever event) is replaced in
+    /// place, taking the new event (SPEC §2.9: "an action with an id already present replaces it
+    /// in place").
     /// Returns the action's id (generated, `action#n`, when none is given).
     static let addAction: LuaSwiftFunction = { L in
         let m = state(L)
@@ -82,7 +84,7 @@ enum TargetAction: ModuleBinding {
         let handler = ControlHandler(
             event: event, id: actionId, title: title,
             kind: .action(KitSlot(m, node: node, valueAt: 2), .senderAction))
-        if id != nil, let i = k.handlers.firstIndex(where: { $0.id == actionId && $0.event == event }) {
+        if id != nil, let i = k.handlers.firstIndex(where: { $0.id == actionId }) {
             k.handlers[i] = handler
         } else {
             k.handlers.append(handler)

@@ -29,6 +29,19 @@ describe("addAction", function()
     assert.same({ "action", "a", "b" }, ids)
   end)
 
+  it("an id already present under another event is replaced in place too, with the new event", function()
+    local log = {}
+    local b = Button "B" { action = noop }
+    b:addAction(function() log[#log + 1] = "changed" end, { id = "a1", event = "valueChanged" })
+    b:addAction(function() log[#log + 1] = "b" end, { id = "b" })
+    b:addAction(function() log[#log + 1] = "tapped" end, { id = "a1" })
+    local rows = {}
+    for _, h in ipairs(b:eventHandlers()) do rows[#rows + 1] = h.id .. " " .. h.event end
+    assert.same({ "action touchUpInside", "a1 touchUpInside", "b touchUpInside" }, rows)
+    tap(b)
+    assert.same({ "tapped", "b" }, log)
+  end)
+
   it("registers for other events; simulated input fires them", function()
     local log = {}
     local tf = TextField "Name" { text = State("") }
