@@ -253,9 +253,7 @@ enum EnvironmentBinding: ModuleBinding {
     /// `file:line`").
     static let raise: LuaSwiftFunction = { L in
         let m = state(L)
-        let message = m.runtime.string(at: 1) ?? "error"
-        let place = m.location().map { "\($0.file):\($0.line): " } ?? ""
-        return m.runtime.raise(place + message)
+        return m.failAtScriptLine(m.runtime.string(at: 1) ?? "error")
     }
 
     /// `K.kindName(v)`: how `bad argument` messages name a value.

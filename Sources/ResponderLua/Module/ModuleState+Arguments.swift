@@ -50,8 +50,14 @@ extension ModuleState {
 
     /// Raises `KIND used after it was finalized` for a resurrected userdata at `index`.
     func finalizedError(_ kind: ObjectKind) -> Int32 {
+        failAtScriptLine("\(label(kind)) used after it was finalized (a __gc metamethod kept it)")
+    }
+
+    /// Raises `message` at the innermost script line (``location()``: past the host's chunks and
+    /// C functions), where ``fail(_:)`` names the caller of the running C function.
+    package func failAtScriptLine(_ message: String) -> Int32 {
         let place = location().map { "\($0.file):\($0.line): " } ?? ""
-        return runtime.raise("\(place)\(label(kind)) used after it was finalized (a __gc metamethod kept it)")
+        return runtime.raise(place + message)
     }
 
     /// `file:line: bad argument #n to 'name' (expected expected, got …)` and LUASHIM_RAISE.
