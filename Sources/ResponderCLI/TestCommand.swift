@@ -15,7 +15,8 @@ struct TestCommand: ParsableCommand {
             """
             Folders are searched recursively for *_spec.lua (folders starting with '.' are skipped \
             unless named explicitly); a file named explicitly that is not *_spec.lua runs as \
-            a plain script: one test that passes when the script ends without error. Each file runs \
+            a plain script: one test that passes when the script ends without error (it has the test \
+            API too, as busted runs any file named to it: the tests it registers run instead). Each file runs \
             in a fresh Lua state in an isolated worker process; each `it` in a fresh world \
             (responder.reset()). --filter is a Lua pattern matched against full test names \
             ("describe path it-name"); a filter that is not a valid pattern matches as plain text. \

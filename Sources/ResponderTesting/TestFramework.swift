@@ -63,35 +63,16 @@ public enum TestFramework {
         if !options.modulePaths.isEmpty { runtime.modulePaths = options.modulePaths }
         // The wall-clock limit covers the file, closing its state included.
         runtime.startTimeout()
-        if plain {
-            runPlain(path, runtime: runtime, session: session, options: options)
-        } else {
-            runSpec(path, runtime: runtime, session: session, options: options)
-        }
+        // A plain script runs with the test API too, as busted runs any file named to it: one
+        // that registers no tests is one test that passes when it ends without error.
+        runSpec(path, plain: plain, runtime: runtime, session: session, options: options)
         runtime.extensions[ObjectIdentifier(TestSession.self)] = nil
         if let coverage, let recorder = runtime.coverage { coverage(recorder.snapshot()) }
     }
 
-    private static func runPlain(_ path: String, runtime: LuaRuntime, session: TestSession, options: TestRunOptions) {
-        let filters = options.filters.filter { !$0.isEmpty }
-        if !filters.isEmpty, !filters.contains(where: { matches(path, $0, runtime: runtime) }) { return }
-        runtime.resetLimits()
-        let start = now()
-        do {
-            try runtime.runFile(path)
-            session.emit(
-                TestRecord(file: path, name: path, status: .passed, location: path + ":1", duration: now() - start))
-        } catch {
-            var record = TestRecord(
-                file: path, name: path, status: .error, message: error.message,
-                location: location(in: error.message) ?? path + ":1",
-                traceback: error.traceback, duration: now() - start)
-            record.limit = error.isLimit
-            session.emit(record)
-        }
-    }
-
-    private static func runSpec(_ path: String, runtime: LuaRuntime, session: TestSession, options: TestRunOptions) {
+    private static func runSpec(
+        _ path: String, plain: Bool, runtime: LuaRuntime, session: TestSession, options: TestRunOptions
+    ) {
         let L = runtime.L
         let fileError = { (message: String, traceback: String?, limit: Bool) in
             var record = TestRecord(
@@ -148,6 +129,7 @@ public enum TestFramework {
         fn("rawglobal", rawGlobalFunction)
         string("file", path)
         string("snapshot_path", snapshotPath(for: path))
+        flag("plain", plain)
         flag("update_snapshots", options.updateSnapshots)
         list("filters", options.filters.filter { !$0.isEmpty })
         list("filter_out", options.filterOut)
@@ -228,18 +210,5 @@ public enum TestFramework {
             if message[..<colon].contains(" ") { break }
         }
         return nil
-    }
-
-    private static func matches(_ name: String, _ filter: String, runtime: LuaRuntime) -> Bool {
-        guard
-            runtime.loadHostChunk(TestFrameworkLua.filter, chunkname: TestFrameworkLua.chunkPrefix + "filter.lua")
-                == nil
-        else { return true }
-        runtime.pushString(name)
-        runtime.pushString(filter)
-        if runtime.call(2, 1) != nil { return true }
-        let r = lua_toboolean(runtime.L, -1) != 0
-        luashim_pop(runtime.L, 1)
-        return r
     }
 }

@@ -6,8 +6,4 @@ enum TestFrameworkLua {
     /// Where every chunk name of the framework starts: each chunk is named after its file, so
     /// errors and tracebacks point at the real file and line (tracebacks are cut at its frames).
     static let chunkPrefix = "=Sources/ResponderTesting/Lua/"
-
-    /// `matches(name, pattern)`: the `--filter` test (a Lua pattern, or plain text when the
-    /// pattern is malformed).
-    static let filter: [UInt8] = PackageResources.filter_lua
 }

@@ -8,7 +8,8 @@ import ResponderLua
 /// One file to run.
 package struct TestFile: Sendable {
     package let path: String
-    /// A plain script (not `*_spec.lua`): one test, passes when it ends without error.
+    /// A plain script (not `*_spec.lua`): one test, passes when it ends without error, unless it
+    /// registers tests of its own.
     let plain: Bool
 }
 

@@ -86,6 +86,38 @@ struct TestCommandTests {
         #expect(r.status == 2)
     }
 
+    /// busted runs any file named to it as a spec: a plain script named explicitly has the test
+    /// API, its tests run as a spec file's do, and one that registers none is one test that
+    /// passes when it ends without error (SPEC §3).
+    @Test func plainScriptsNamedExplicitlyMayHoldTests() throws {
+        let dir = try H.folder([
+            "checks.lua": """
+            describe("group", function()
+              it("passes", function() assert.are.equal(1, 1) end)
+              it("fails", function() assert.are.equal(1, 2) end)
+            end)
+            """,
+            "plain.lua": "local x = 1 + 1\nassert(x == 2)\n",
+            "broken.lua": "local t = nil\nt.x = 1\n",
+        ])
+        var r = try H.run(dir, ["checks.lua", "plain.lua", "broken.lua", "--format", "json"])
+        #expect(r.status == 1)
+        #expect(H.contains(r.stdout, "\"name\": \"group passes\""), "\(r.stdout)")
+        #expect(H.contains(r.stdout, "\"name\": \"group fails\""))
+        #expect(
+            H.contains(r.stdout, "\"name\": \"plain.lua\", \"suite\": \"\", \"test\": \"\", \"status\": \"passed\""))
+        // a plain script's own error is named after the file
+        #expect(
+            H.contains(r.stdout, "\"name\": \"broken.lua\", \"suite\": \"\", \"test\": \"\", \"status\": \"error\""))
+        #expect(H.contains(r.stdout, "broken.lua:2: attempt to index a nil value (local 't')"))
+        #expect(H.lastLine(r.stderr) == "2 passed, 2 failed, 0 skipped")
+        // the name filters leave out a plain script without tests as they leave out a test
+        r = try H.run(dir, ["checks.lua", "plain.lua", "--filter", "passes"])
+        #expect(H.lastLine(r.stdout) == "1 passed, 0 failed, 0 skipped", "\(r.stdout)")
+        r = try H.run(dir, ["checks.lua", "plain.lua", "--filter", "plain"])
+        #expect(H.lastLine(r.stdout) == "1 passed, 0 failed, 0 skipped", "\(r.stdout)")
+    }
+
     @Test func filterMatchesFullNamesAsLuaPatternOrPlainText() throws {
         let dir = try H.folder(["a_spec.lua": mixedSpec])
         var r = try H.run(dir, ["--filter", "group inner"])

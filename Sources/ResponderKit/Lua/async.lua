@@ -33,6 +33,15 @@ local function onGrid(t)
   if not (ns < 2 ^ 53 and ns > -2 ^ 53) then return t end
   return math.floor(ns + 0.5) / 1e9
 end
+-- The instant `seconds` from now. Beyond the grid, once the clock is so large that
+-- `now + seconds == now`, a positive interval still moves it, to the next number above: a timer
+-- repeating every `seconds` was due again at the same instant, and one advance never ended.
+local function later(seconds)
+  if seconds > 0 and now + seconds == now then
+    return now + math.abs(now) * 2 ^ -52  -- (at least one unit in the last place of now)
+  end
+  return onGrid(now + seconds)
+end
 -- advance() runs due tasks and timers: one of them calling advance() again would move the clock
 -- under the outer call (which then set it back). `advancing` is the thread running advance; a
 -- to-be-closed variable clears it, also when an error leaves advance, except in a coroutine that
@@ -181,7 +190,7 @@ local function step(t, ...)
     local seconds = (a == SLEEP and b) or 0
     d.state = "sleeping"
     seq = seq + 1
-    d.entry = { due = onGrid(now + seconds), seq = seq, task = t }
+    d.entry = { due = later(seconds), seq = seq, task = t }
     schedule(d.entry)
   elseif tag == "ok" then
     finish(t, true)
@@ -248,8 +257,13 @@ local function sleep(seconds)
   if coyield(SLEEP, seconds) == CANCEL then error(CancellationError(), 0) end
 end
 local function advance(seconds)
-  if type(seconds) ~= "number" or seconds < 0 or seconds ~= seconds then
-    argerr(1, "advance", "seconds (non-negative number)", seconds)
+  -- (math.huge would leave the clock at infinity, where no interval moves it any more)
+  if type(seconds) ~= "number" or seconds < 0 or seconds ~= seconds or seconds == 1 / 0 then
+    argerr(1, "advance", "seconds (non-negative finite number)", seconds)
+  end
+  if now + seconds == 1 / 0 then
+    raise(fmt("advance(%s) would move the clock past the largest number (it is at %s)", tostring(seconds),
+      tostring(now)))
   end
   if advancing and costatus(advancing) ~= "dead" then
     raise("advance cannot be called inside a task, timer or callback that advance runs "

@@ -243,13 +243,16 @@ end
 
 local suppress_pending = host.suppress_pending
 local any_failure = false
+local emitted = 0   -- records sent (a plain script that sends none is one passing test)
 
 local function emit(element, status, info, duration, test_notes, is_test)
+  emitted = emitted + 1
   if status == "skipped" and suppress_pending then return end
   if status == "failed" or status == "error" then any_failure = true end
   local location = info and info.location or element.location
   host.emit({
-    name = full_name(element),
+    -- (a plain script's own error is named after the file, as its test is)
+    name = host.plain and element.descriptor == "file" and host.file or full_name(element),
     suite = suite_path(element),
     test = is_test and (element.name or element.descriptor) or "",
     status = status,
@@ -627,8 +630,33 @@ local function file_element(chunk)
   return element
 end
 
+-- A plain script named explicitly that registered no tests: one test named after the file, passed
+-- when it ended without error (SPEC §3), unless the name filters leave it out.
+local function plain_admitted()
+  local function finds(pattern)
+    local ok, r = pcall(string.find, host.file, pattern)
+    if ok then return r ~= nil end
+    return string.find(host.file, pattern, 1, true) ~= nil
+  end
+  for _, pattern in ipairs(host.filter_out or EMPTY) do
+    if finds(pattern) then return false end
+  end
+  local filters = host.filters or EMPTY
+  for _, pattern in ipairs(filters) do
+    if finds(pattern) then return true end
+  end
+  return #filters == 0
+end
+local function plain_passed(start)
+  if not plain_admitted() then return end
+  local where = host.file .. ":1"
+  host.emit({ name = host.file, suite = "", test = "", status = "passed", location = where, defined = where,
+              duration = host.clock() - start })
+end
+
 return {
   run = function(chunk)
+    local start = host.clock()
     host.setenv(chunk, spec_env)
     for run = 1, host.repeat_count or 1 do
       if run > 1 then
@@ -641,6 +669,7 @@ return {
       safe("file", function() executors.file(file) end, file)
       if skip_all then break end
     end
+    if host.plain and emitted == 0 then plain_passed(start) end
     if ctx.flush_snapshots then
       local flushed, problem = pcall(ctx.flush_snapshots)
       if not flushed then

@@ -90,6 +90,6 @@ describe("messages that say what to do", function()
 
   it("advance and sleep show a bad number", function()
     assert.error_matches(function() advance(-1) end,
-      "bad argument #1 to 'advance' %(seconds %(non%-negative number%) expected, got number %-1%)")
+      "bad argument #1 to 'advance' %(seconds %(non%-negative finite number%) expected, got number %-1%)")
   end)
 end)

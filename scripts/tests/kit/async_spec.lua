@@ -154,6 +154,9 @@ describe("async buttons and the virtual clock", function()
 
   it("advance checks its argument; the clock starts at zero after reset", function()
     assert.error_matches(function() advance(-1) end, "bad argument #1 to 'advance'")
+    assert.error_matches(function() advance(math.huge) end,
+      "bad argument #1 to 'advance' %(seconds %(non%-negative finite number%) expected, got number inf%)")
+    assert.error_matches(function() advance(0 / 0) end, "bad argument #1 to 'advance'")
     advance(3)
     assert.equal(3, now())
     responder.reset()
@@ -421,5 +424,17 @@ describe("every with a tiny interval", function()
     assert.is_true(ran)
     assert.equal(1, now())
   end)
-end)
 
+  it("a repeating timer still moves on once the clock is too large for its interval to show", function()
+    advance(1e300)
+    local fired = 0
+    local tm = every(1, function() fired = fired + 1 end)
+    -- 1e300 + 1 == 1e300: each firing is due at the next number above the last
+    advance(1e300 * 2 ^ -50)
+    assert.is_true(fired > 0 and fired <= 8, "fired " .. fired)  -- (about 6 units in the last place)
+    tm:cancel()
+    advance(1e308)
+    assert.error_matches(function() advance(1e308) end, "would move the clock past the largest number")
+    assert.is_true(now() > 1e308 and now() < 1 / 0)  -- (the refused advance left the clock as it was)
+  end)
+end)
