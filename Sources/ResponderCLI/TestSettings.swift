@@ -271,6 +271,7 @@ extension TestSettings {
         case "tap" where resolved.bustedHandler != nil: report = BustedReport.tap(records)
         case "tap": report = TestReport.tap(records)
         case "junit": report = TestReport.junit(records, files: files.map(\.path), duration: duration)
+        case "json" where resolved.bustedHandler != nil: report = BustedReport.json(records, duration: duration)
         case "json": report = TestReport.json(records, duration: duration)
         default:
             let st = toStdout ? style : TestReport.Style(colour: false, plain: resolved.plain)

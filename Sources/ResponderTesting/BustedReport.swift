@@ -100,3 +100,71 @@ package enum BustedReport {
         return out
     }
 }
+
+extension BustedReport {
+    /// `json`: busted's document (its base handler's lists `pendings`, `successes`, `failures`,
+    /// `errors`, each entry `{ name, message, trace, element, isError }`, and `duration`), followed
+    /// by this tool's `summary` and `tests` (what `--format json` prints), so that what reads
+    /// either reads this.
+    package static func json(_ records: [TestRecord], duration: Double) -> String {
+        func list(_ status: TestStatus) -> String {
+            let entries = records.filter { $0.status == status }.map(entry)
+            return entries.isEmpty ? "[]" : "[\n    " + entries.joined(separator: ",\n    ") + "\n  ]"
+        }
+        let ours = TestReport.json(records, duration: duration)
+        // (ours is `{\n  "summary": …}`: its members follow busted's)
+        return "{\n  \"pendings\": \(list(.skipped)),\n  \"successes\": \(list(.passed)),\n"
+            + "  \"failures\": \(list(.failed)),\n  \"errors\": \(list(.error)),\n"
+            + "  \"duration\": \(TestReport.seconds(max(0, duration))),\n" + ours.dropFirst(2)
+    }
+
+    /// One entry as busted's `handler.format` makes it: the full name, the message (a failure's
+    /// with its place first), the trace of where it ended (for a success, where it is written),
+    /// the element (name, descriptor, attributes, duration and the trace of its definition) and,
+    /// for errors, `isError`.
+    static func entry(_ r: TestRecord) -> String {
+        let isFile = r.test.isEmpty && r.suite.isEmpty && r.status == .error
+        let defined = r.defined ?? r.location
+        let element = [
+            "\"name\": \(TestReport.jsonString(r.test.isEmpty ? r.name : r.test))",
+            "\"descriptor\": \(TestReport.jsonString(isFile ? "file" : "it"))",
+            "\"attributes\": {}",
+            "\"duration\": \(TestReport.seconds(max(0, r.duration)))",
+            "\"trace\": \(trace(defined, traceback: nil, message: nil))",
+        ]
+        var fields = ["\"name\": \(TestReport.jsonString(r.name))"]
+        switch r.status {
+        case .passed:
+            fields.append("\"trace\": \(trace(defined, traceback: nil, message: nil))")
+        case .skipped:
+            let m = pendingMessage(r)
+            if let m { fields.append("\"message\": \(TestReport.jsonString(m))") }
+            fields.append("\"trace\": \(trace(r.location ?? defined, traceback: nil, message: m))")
+        case .failed, .error:
+            let m = message(r)
+            fields.append("\"message\": \(TestReport.jsonString(m))")
+            fields.append("\"trace\": \(trace(r.location ?? defined, traceback: r.traceback, message: m))")
+            if r.status == .error { fields.append("\"isError\": true") }
+        }
+        fields.append("\"element\": {" + element.joined(separator: ", ") + "}")
+        return "{" + fields.joined(separator: ", ") + "}"
+    }
+
+    /// busted's trace of a place: `{ source = "@file", short_src = "file", currentline = N,
+    /// traceback, message }` (those known).
+    static func trace(_ location: String?, traceback: String?, message: String?) -> String {
+        var fields: [String] = []
+        if let location, let colon = location.lastIndex(of: ":"),
+            let line = Int(location[location.index(after: colon)...])
+        {
+            let file = String(location[..<colon])
+            fields += [
+                "\"source\": \(TestReport.jsonString("@" + file))", "\"short_src\": \(TestReport.jsonString(file))",
+                "\"currentline\": \(line)",
+            ]
+        }
+        if let traceback { fields.append("\"traceback\": \(TestReport.jsonString(traceback))") }
+        if let message { fields.append("\"message\": \(TestReport.jsonString(message))") }
+        return "{" + fields.joined(separator: ", ") + "}"
+    }
+}

@@ -59,6 +59,53 @@ struct BustedFlagsTests {
         #expect(H.contains(bad.stderr, "--output-file"))
     }
 
+    /// `-o json` is busted's document (`pendings`, `successes`, `failures`, `errors`, each
+    /// entry `{ name, message, trace, element, isError }`, `duration`) with this tool's
+    /// `summary` and `tests` after it; `--format json` stays this tool's alone.
+    @Test func outputJSONIsBustedsDocument() throws {
+        let dir = try H.folder([
+            "a_spec.lua": """
+            describe("group", function()
+              it("passes", function() end)
+              it("fails", function() assert.are.equal(1, 2) end)
+              it("errors", function() error("boom") end)
+              pending("later")
+            end)
+            """
+        ])
+        let r = try H.run(dir, ["-o", "json"])
+        #expect(r.status == 1)
+        let out = r.stdout
+        // busted's members first, in its order, then this tool's
+        let bytes = Array(out.utf8)
+        func offset(_ text: String) -> Int {
+            let t = Array(text.utf8)
+            guard bytes.count >= t.count else { return -1 }
+            return (0...(bytes.count - t.count)).first { bytes[$0..<($0 + t.count)].elementsEqual(t) } ?? -1
+        }
+        let order = [
+            "pendings\": [", "successes\": [", "failures\": [", "errors\": [", "duration\": ", "summary\": {",
+            "tests\": [",
+        ].map { offset("\n  \"" + $0) }  // (members of the document, not of its entries)
+        #expect(!order.contains(-1) && order == order.sorted(), "\(out)")
+        let lines = out.split(separator: "\n").map(String.init)
+        func entry(_ name: String) -> String? { lines.first { $0.hasPrefix("    {\"name\": \"\(name)\"") } }
+        #expect(entry("group passes")?.contains("\"element\": {\"name\": \"passes\", \"descriptor\": \"it\"") == true)
+        let failure = try #require(entry("group fails"), "\(out)")
+        #expect(failure.contains("\"message\": \"a_spec.lua:3: Expected objects to be equal."))
+        #expect(
+            failure.contains(
+                "\"trace\": {\"source\": \"@a_spec.lua\", \"short_src\": \"a_spec.lua\", \"currentline\": 3"))
+        #expect(!failure.contains("isError"))
+        let error = try #require(entry("group errors"))
+        #expect(error.contains("\"message\": \"a_spec.lua:4: boom\""))
+        #expect(error.contains("\"isError\": true"))
+        #expect(entry("group later") != nil)
+        #expect(H.lastLine(r.stderr) == "1 passed, 2 failed, 1 skipped")
+        let ours = try H.run(dir, ["--format", "json"]).stdout
+        #expect(ours.hasPrefix("{\n  \"summary\": {") && !H.contains(ours, "\"successes\""), "\(ours)")
+    }
+
     /// `-o TAP`, `-o plainTerminal` and `-o utfTerminal` print busted 2.1.1's reports (its
     /// status line, `Failure → file @ line` with the line of the `it`, failures before errors, a
     /// `pending` called in a test with its place; TAP's plan last), then SPEC's count line.
