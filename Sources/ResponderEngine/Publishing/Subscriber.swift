@@ -4,7 +4,7 @@
 /// subscriber's node; other results are ignored.
 public typealias SubscriberBody = (Value, DispatchContext) -> ResponderResult
 
-/// A subscriber registered with ``Node/subscribe(type:id:location:body:)``.
+/// A subscriber registered with ``Node/subscribe(type:id:once:location:body:)``.
 public final class Subscriber {
     /// The event type subscribed to (subtypes match).
     public let type: ValueType
@@ -12,6 +12,8 @@ public final class Subscriber {
     public let id: String?
     /// The registering script line, used by check 5.
     public let location: SourceLocation?
+    /// Removed just before its first call (`{ once = true }`, SPEC §2.4).
+    public let once: Bool
     /// The node the subscriber is registered on.
     public private(set) weak var node: Node?
     /// Its position among the publishers and subscribers of its node (see `Publisher.sequence`).
@@ -26,11 +28,12 @@ public final class Subscriber {
     public var stats: ResponderStats?
 
     init(
-        type: ValueType, id: String?, location: SourceLocation?, node: Node,
+        type: ValueType, id: String?, once: Bool, location: SourceLocation?, node: Node,
         body: @escaping SubscriberBody
     ) {
         self.type = type
         self.id = id
+        self.once = once
         self.location = location
         self.node = node
         self.body = body

@@ -44,6 +44,17 @@ extension Node {
         return true
     }
 
+    /// Removes one subscriber (by identity); a publication that selected it does not call it.
+    /// - Returns: Whether it was in the list.
+    @discardableResult
+    public func removeSubscriber(_ subscriber: Subscriber) -> Bool {
+        guard let index = subscribers.firstIndex(where: { $0 === subscriber }) else { return false }
+        subscriber.isRemoved = true
+        subscribers.remove(at: index)
+        release(subscriber.cost)  // (charged to the node's extras by `subscribe`)
+        return true
+    }
+
     /// Creates a publisher for events of `type` (and subtypes) on this node.
     /// - Parameters:
     ///   - type: The event type published.
@@ -66,15 +77,16 @@ extension Node {
     /// - Parameters:
     ///   - type: The event type.
     ///   - id: Optional identifier.
+    ///   - once: Whether it is removed just before its first call.
     ///   - location: The registering script line (for check 5 messages).
     ///   - body: Called with each published event that reaches it.
     /// - Returns: The subscriber.
     @discardableResult
     public func subscribe(
-        type: ValueType, id: String? = nil, location: SourceLocation? = nil,
+        type: ValueType, id: String? = nil, once: Bool = false, location: SourceLocation? = nil,
         body: @escaping SubscriberBody
     ) -> Subscriber {
-        let subscriber = Subscriber(type: type, id: id, location: location, node: self, body: body)
+        let subscriber = Subscriber(type: type, id: id, once: once, location: location, node: self, body: body)
         subscriber.sequence = nextPublishingSequence()
         ensureExtras().subscribers.append(subscriber)
         charge(subscriber.cost)

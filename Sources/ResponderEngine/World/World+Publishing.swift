@@ -74,6 +74,8 @@ extension World {
             guard !subscriber.isRemoved, let node = subscriber.node else { continue }
             // the position in `node:responders()`, which lists subscribers after the responder entries
             let index = node.responders.count + (node.subscribers.firstIndex { $0 === subscriber } ?? -1) + 1
+            // `once`: removed just before it runs, as a once responder is
+            if subscriber.once { node.removeSubscriber(subscriber) }
             var step = TraceStep(
                 node: node, index: index, responder: subscriber.label,
                 filter: subscriber.type, value: event, decision: .handled)

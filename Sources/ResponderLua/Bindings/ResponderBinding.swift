@@ -153,7 +153,7 @@ enum ResponderBinding: ModuleBinding {
                 m.runtime.pushString(id)
                 lua_setfield(L, -2, "id")
             }
-            lua_pushboolean(L, 0)
+            lua_pushboolean(L, s.once ? 1 : 0)
             lua_setfield(L, -2, "once")
             m.runtime.pushString(s.label)
             lua_setfield(L, -2, "label")

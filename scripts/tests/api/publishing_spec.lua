@@ -157,3 +157,31 @@ describe("the count a publication returns", function()
     assert.equal(1, pub(Shake()))
   end)
 end)
+
+describe("a subscriber registered with { once = true }", function()
+  it("is removed just before its first call, as a once responder is", function()
+    local root = View "Root" { View "C" { id = "c" } }
+    local c = root:find("#c")
+    local calls = 0
+    c:subscribe(Shake, function() calls = calls + 1 end, { once = true, id = "s" })
+    assert.is_true(c:responders()[1].once)
+    local pub = root:publisher(Shake)
+    assert.equal(1, pub(Shake()))
+    assert.equal(0, pub(Shake()))
+    assert.equal(1, calls)
+    assert.same({}, c:responders())
+  end)
+
+  it("runs once even when its own call publishes again", function()
+    local root = View "Root" { View "C" { id = "c" } }
+    local c = root:find("#c")
+    local pub = root:publisher(Shake)
+    local calls = 0
+    c:subscribe(Shake, function()
+      calls = calls + 1
+      pub(Shake())
+    end, { once = true })
+    pub(Shake())
+    assert.equal(1, calls)
+  end)
+end)
