@@ -132,17 +132,22 @@ public final class Trace: CustomStringConvertible {
     }
 
     /// The text form: the header, then one line per step (see ``TraceStep/description``), the
-    /// node and responder columns widened to the longest name when one exceeds 12 or 28 columns.
+    /// node and responder columns widened to the longest name when one exceeds 12 or 28 columns,
+    /// the index column to the widest index (`#10` and on).
     public var description: String {
         let steps = self.steps
         var nodeWidth = TraceStep.nodeWidth
         var responderWidth = TraceStep.responderWidth
+        var indexWidth = 2
         for step in steps {
             nodeWidth = max(nodeWidth, min(step.node.description.count, TextClip.column))
             responderWidth = max(responderWidth, min(step.responder.count, TextClip.column))
+            indexWidth = max(indexWidth, step.indexWidth)
         }
         var lines = [header]
-        for step in steps { lines.append(step.line(nodeWidth: nodeWidth, responderWidth: responderWidth)) }
+        for step in steps {
+            lines.append(step.line(nodeWidth: nodeWidth, responderWidth: responderWidth, indexWidth: indexWidth))
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -42,23 +42,29 @@ public struct TraceStep: CustomStringConvertible {
     ///
     /// Two spaces, the node padded to `nodeWidth` columns, a space, `#index `, the responder padded
     /// to `responderWidth` columns, a space and the decision; a column longer than its width is
-    /// followed by one space. The `unhandled` step has no index and no responder: the decision
+    /// followed by one space; `#index` is padded to `indexWidth` columns (the widest index of the
+    /// trace, so that `#9` and `#10` line up). The `unhandled` step has no index and no responder: the decision
     /// takes the place of the index column (`  Root            unhandled`); so does the `disabled`
     /// step of an action a disabled control refused (`  Button#save     disabled`). A trace
     /// widens both columns to its longest node and responder (see ``Trace/description``).
     /// Node and responder longer than ``TextClip/column`` characters are cut (see ``TextClip``).
-    public func line(nodeWidth: Int, responderWidth: Int) -> String {
+    public func line(nodeWidth: Int, responderWidth: Int, indexWidth: Int = 2) -> String {
         let responder = TextClip.clip(self.responder, to: TextClip.column)
         let line = "  " + Self.pad(TextClip.clip(node.description, to: TextClip.column), nodeWidth) + " "
+        let noIndex = String(repeating: " ", count: indexWidth + 1)
         if index == 0 && (decision == .unhandled || decision == .disabled || decision == .loading) {
-            return line + "   " + decision.rawValue
+            return line + noIndex + decision.rawValue
         }
         if index == 0 {
             // an action trace's step with no list position (a node asked by a nil-targeted action)
-            return line + "   " + Self.pad(responder, responderWidth) + " " + decision.rawValue
+            return line + noIndex + Self.pad(responder, responderWidth) + " " + decision.rawValue
         }
-        return line + "#\(index) " + Self.pad(responder, responderWidth) + " " + decision.rawValue
+        return line + Self.pad("#\(index)", indexWidth) + " " + Self.pad(responder, responderWidth) + " "
+            + decision.rawValue
     }
+
+    /// The width of `#index` in the text form: 2 up to `#9`, 3 up to `#99`, …
+    var indexWidth: Int { index < 10 ? 2 : 1 + String(index).count }
 
     static func pad(_ text: String, _ width: Int) -> String {
         let count = text.count

@@ -93,7 +93,8 @@ enum PublishBinding: ModuleBinding {
         if let failure = ResponderBinding.options(m, "subscribe", 3, 4, &id, &once) { return failure }
         let slot = FunctionSlot(m, node: node, functionAt: 3)
         // [unowned(unsafe) m]: subscribers run only in this state's publications (proof at `ModuleState`)
-        let subscriber = node.subscribe(type: type, id: id, once: once, location: m.location()) { [unowned(unsafe) m] value, ctx in
+        let subscriber = node.subscribe(type: type, id: id, once: once, location: m.location()) {
+            [unowned(unsafe) m] value, ctx in
             m.invokeSubscriber(slot, value, ctx)
         }
         m.runtime.coverage?.track(subscriber, on: node, L)

@@ -182,3 +182,25 @@ describe("traces of taps", function()
     assert.equal(root, last.node)
   end)
 end)
+
+describe("the text form's index column", function()
+  it("is as wide as the widest index, so that #9 and #10 line up", function()
+    local A = Event "A"
+    local root = View "Root"
+    for _ = 1, 9 do root:receiveEvent(function() end) end
+    root:handleEvent(A, function() end)
+    local lines = {}
+    for line in tostring(root:trigger(A {}).trace):gmatch("[^\n]+") do lines[#lines + 1] = line end
+    assert.equal("  Root         #9  receiveEvent                 passed", lines[10])
+    assert.equal("  Root         #10 handleEvent(A)               handled", lines[11])
+  end)
+
+  it("keeps the unhandled row's decision in the index column", function()
+    local root = View "Root"
+    for _ = 1, 10 do root:receiveEvent(function() end) end
+    local text
+    assert.warns("unhandledEvent", function() text = tostring(root:trigger(Event "B" {}).trace) end)
+    assert.truthy(text:find("\n  Root         #10 receiveEvent                 passed\n", 1, true))
+    assert.truthy(text:find("\n  Root             unhandled$"))
+  end)
+end)
