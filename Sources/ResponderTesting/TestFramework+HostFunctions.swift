@@ -26,6 +26,39 @@ extension TestFramework {
         return nil
     }
 
+    /// The place luassert's `error(message, level)` names for an assertion that failed: the
+    /// script line that called into the framework, or nil when a C function did (an assertion
+    /// passed straight to `pcall`: Lua adds no position for a C function's level, so luassert's
+    /// message has none there).
+    static func assertionCallerLocation(_ L: OpaquePointer?) -> String? {
+        let prefix = Array(TestFrameworkLua.chunkPrefix.utf8).map { CChar(bitPattern: $0) }
+        // the framework's own frames: its chunks (named `=Sources/ResponderTesting/Lua/…`) and
+        // the C functions they call (the `pcall` around an assertion's body)
+        func frame(_ level: Int32) -> (framework: Bool, c: Bool, place: String?)? {
+            var ar = lua_Debug()
+            guard lua_getstack(L, level, &ar) != 0, lua_getinfo(L, "Sl", &ar) != 0, let src = ar.source else {
+                return nil
+            }
+            if strncmp(src, prefix, prefix.count) == 0 { return (true, false, nil) }
+            let isC = ar.what.map { String(cString: $0) == "C" } ?? false
+            let place = src.pointee == 64 && ar.currentline > 0 ? String(cString: src + 1) + ":\(ar.currentline)" : nil
+            return (false, isC, place)
+        }
+        var level: Int32 = 1
+        while let f = frame(level) {
+            level += 1
+            if f.framework { continue }
+            if f.c, frame(level)?.framework == true { continue }
+            return f.place
+        }
+        return nil
+    }
+
+    static let assertionWhereFunction: LuaSwiftFunction = { L in
+        if let place = assertionCallerLocation(L) { LuaRuntime.of(L).pushString(place) } else { lua_pushnil(L) }
+        return 1
+    }
+
     static let whereFunction: LuaSwiftFunction = { L in
         let rt = LuaRuntime.of(L)
         rt.pushString(callerLocation(L) ?? (TestSession.of(L)?.file ?? "?") + ":0")

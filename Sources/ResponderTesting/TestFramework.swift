@@ -109,6 +109,7 @@ public enum TestFramework {
             lua_setfield(L, -2, name)
         }
         fn("where", whereFunction)
+        fn("assertion_where", assertionWhereFunction)
         fn("clock", clockFunction)
         fn("limit", limitFunction)
         fn("traceback", tracebackFunction)

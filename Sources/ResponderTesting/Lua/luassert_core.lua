@@ -32,12 +32,15 @@ local function where_prefix()
   return w and (w .. ": ") or ""
 end
 
--- Raises a failure (status "failed" inside an it). `info` may carry `diff` and `trace`.
+-- Raises a failure (status "failed" inside an it). `info` may carry `diff` and `trace`. The
+-- message starts with the place luassert's error(message, level) gives it: the script line
+-- that called the assertion, none when a C function did (`pcall(assert.is_true, false)`).
 local function raise_failure(message, info)
   local location = host.where()
   local e
   if type(message) == "string" then
-    e = setmetatable({ message = (location and (location .. ": ") or "") .. message }, FailureMT)
+    local place = host.assertion_where()
+    e = setmetatable({ message = (place and (place .. ": ") or "") .. message }, FailureMT)
   else
     e = setmetatable({ message = message }, has_tostring(message) and FailureMT or FailureNoStringMT)
   end

@@ -19,6 +19,17 @@ describe("errors inside assertions", function()
     local e = error_of(function() assert.spy(s).was.called.at_least() end); local line = 19
     assert.truthy(tostring(e):find("busted_api_spec%.lua:" .. line .. ": attempt to compare nil with number", 1, false))
   end)
+  it("a failure's message starts with the place luassert's error(message, level) gives it", function()
+    -- called by a script line: that line; passed straight to pcall (a C function): no place
+    local e = error_of(function() assert.are.equal(1, 2) end); local line = 24
+    assert.truthy(tostring(e):find("busted_api_spec%.lua:" .. line .. ": Expected objects to be equal%."))
+    local ok, direct = pcall(assert.are.equal, 1, 2)
+    assert.is_false(ok)
+    assert.truthy(tostring(direct):find("^Expected objects to be equal%."), tostring(direct))
+    ok, direct = pcall(assert.is_true, false)
+    assert.is_false(ok)
+    assert.truthy(tostring(direct):find("^Expected objects to be the same%."), tostring(direct))
+  end)
   it("unknown assertions name the token", function()
     local e = error_of(function() assert.is.shiny(1) end)
     assert.truthy(tostring(e):find("luassert: unknown modifier/assertion: 'is_shiny'", 1, true))
