@@ -111,12 +111,17 @@ extension ControlsBinding {
                 let st = kitRawField(L, -1, "title")
                 let sa = kitRawField(L, -2, "action")
                 let callable = m.isCallable(at: -1)
-                luashim_pop(L, 3)
+                let si = kitRawField(L, -3, "id")
+                luashim_pop(L, 4)
                 guard st == LUA_TSTRING else {
                     return m.fail("bad segment #\(s) in \(owner) (field 'title' must be a string)")
                 }
                 guard sa == LUA_TNIL || callable else {
                     return m.fail("bad segment #\(s) in \(owner) (field 'action' must be a function)")
+                }
+                // (as insertSegment and segmentIndex take it)
+                guard si == LUA_TNIL || si == LUA_TSTRING else {
+                    return m.fail("bad segment #\(s) in \(owner) (field 'id' must be a string)")
                 }
             }
             if let si = fields["selected"] {

@@ -17,6 +17,8 @@ enum ControlsEnabled {
     static let disabled: LuaSwiftFunction = { L in
         let m = ModuleState.enter(L)
         guard let node = m.node(at: 1) else { return m.argError(0, "disabled", "node", 1) }
+        // (nil clears the setting; no argument at all is a mistake, as `.disabled()` is in SwiftUI)
+        if lua_type(L, 2) == LUA_TNONE { return m.argError(1, "disabled", "boolean, State or Binding", 2) }
         switch m.disabledSetting(for: node, at: 2) {
         case .failure(let f): return f.status
         case .success(let setting): m.kit.kitCreating(node).disabled = setting

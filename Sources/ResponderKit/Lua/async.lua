@@ -9,8 +9,8 @@ local cocreate, coyield, corunning, coisyieldable = coroutine.create, coroutine.
 local costatus = coroutine.status
 local CancellationError = M.CancellationError
 local fmt = string.format
-local argerr, callable, checkNode, checkFn, kit =
-      S.argerr, S.callable, S.checkNode, S.checkFn, S.kit
+local argerr, first, callable, checkNode, checkFn, kit =
+      S.argerr, S.first, S.callable, S.checkNode, S.checkFn, S.kit
 local list, environment, env, Preference, preference =
       S.list, S.environment, S.env, S.Preference, S.preference
 local preferenceValue, onPreferenceChange, post, onReceive, observe =
@@ -241,11 +241,12 @@ local function start(node, action, onEnd, ofButton)
   return t
 end
 
-local function sleep(seconds)
+local function sleep(...)
+  local seconds = ...
   local t = threads[corunning()]
   if not t then raise("sleep called outside a task (sleep only works inside an AsyncButton action, task or timer)") end
   if type(seconds) ~= "number" or seconds < 0 or seconds ~= seconds then
-    argerr(1, "sleep", "seconds (non-negative number)", seconds)
+    argerr(1, "sleep", "seconds (non-negative number)", first(...))
   end
   if data[t].cancelled then error(CancellationError(), 0) end
   if not coisyieldable() then
@@ -256,10 +257,11 @@ local function sleep(seconds)
   end
   if coyield(SLEEP, seconds) == CANCEL then error(CancellationError(), 0) end
 end
-local function advance(seconds)
+local function advance(...)
+  local seconds = ...
   -- (math.huge would leave the clock at infinity, where no interval moves it any more)
   if type(seconds) ~= "number" or seconds < 0 or seconds ~= seconds or seconds == 1 / 0 then
-    argerr(1, "advance", "seconds (non-negative finite number)", seconds)
+    argerr(1, "advance", "seconds (non-negative finite number)", first(...))
   end
   if now + seconds == 1 / 0 then
     raise(fmt("advance(%s) would move the clock past the largest number (it is at %s)", tostring(seconds),
@@ -319,7 +321,8 @@ end
 local function checkSeconds(fname, seconds, positive)
   if type(seconds) ~= "number" or seconds ~= seconds or seconds < 0 or (positive and seconds <= 0)
       or seconds == 1 / 0 then
-    argerr(1, fname, positive and "seconds (positive number)" or "seconds (non-negative number)", seconds, 1)
+    argerr(1, fname, positive and "seconds (positive finite number)" or "seconds (non-negative finite number)",
+      seconds)
   end
 end
 -- A timer is a free task that sleeps, then calls fn (each interval for `every`); cancelling

@@ -6,12 +6,20 @@ local type, error, next, setmetatable, getmetatable, rawset, rawget, tostring =
   type, error, next, setmetatable, getmetatable, rawset, rawget, tostring
 local fmt, unpack, tremove = string.format, table.unpack, table.remove
 
+-- What a function given `...` got as its first argument: NONE when it got none at all (Lua's own
+-- errors say "got no value" then, "got nil" for an explicit nil).
+local NONE = setmetatable({}, { __name = "no value" })
+local function first(...)
+  if select("#", ...) == 0 then return NONE end
+  return (...)
+end
 local function argerr(n, fname, expected, v)
   if n == 0 then  -- the self argument, worded as Lua words it
     raise(fmt("calling '%s' on bad self (%s expected, got %s)", fname, expected, kindName(v)))
   end
   -- a number where a number of some range is expected shows its value: "got number -1"
-  local got = (type(v) == "number" and expected:find("number", 1, true)) and fmt("%s %s", kindName(v), tostring(v))
+  local got = rawequal(v, NONE) and "no value"
+    or (type(v) == "number" and expected:find("number", 1, true)) and fmt("%s %s", kindName(v), tostring(v))
     or kindName(v)
   raise(fmt("bad argument #%d to '%s' (%s expected, got %s)", n, fname, expected, got))
 end
@@ -309,8 +317,9 @@ end
 -- post(name, payload [, { object = x }]): handlers get (payload, note) with
 -- note = { name, object, payload }; a receiver registered with an object gets only posts
 -- with that object (NotificationCenter's `object:` filter).
-local function post(name, payload, opts)
-  if type(name) ~= "string" then argerr(1, "post", "notification name (string)", name) end
+local function post(...)
+  local name, payload, opts = ...
+  if type(name) ~= "string" then argerr(1, "post", "notification name (string)", first(...)) end
   local object = objectOption(3, "post", opts)
   local root = M.mounted()
   if not root then return 0 end
@@ -423,7 +432,7 @@ end
 local function structureHook(parent) changedFrom(parent) end
 
 -- shared with async.lua
-S.argerr, S.callable, S.checkNode, S.checkFn, S.kit = argerr, callable, checkNode, checkFn, kit
+S.argerr, S.first, S.callable, S.checkNode, S.checkFn, S.kit = argerr, first, callable, checkNode, checkFn, kit
 S.list, S.environment, S.env, S.Preference, S.preference = list, environment, env, Preference, preference
 S.preferenceValue, S.onPreferenceChange, S.post, S.onReceive, S.observe = preferenceValue, onPreferenceChange, post, onReceive, observe
 S.onAppear, S.onDisappear, S.appearHook, S.disappearHook, S.structureHook = onAppear, onDisappear, appearHook, disappearHook, structureHook

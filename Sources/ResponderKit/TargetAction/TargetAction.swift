@@ -80,7 +80,9 @@ enum TargetAction: ModuleBinding {
                 if isId { id = s } else { title = s }
             }
         }
-        let actionId = id ?? m.kit.generatedId("action")
+        // a generated id is one no action of the control has (a script may have chosen `action#1`)
+        var actionId = id ?? m.kit.generatedId("action")
+        while id == nil && k.handlers.contains(where: { $0.id == actionId }) { actionId = m.kit.generatedId("action") }
         let handler = ControlHandler(
             event: event, id: actionId, title: title,
             kind: .action(KitSlot(m, node: node, valueAt: 2), .senderAction))
@@ -183,6 +185,10 @@ enum TargetAction: ModuleBinding {
         case .success(let r): k = r.2
         }
         let anyTarget = luashim_isnoneornil(L, 2)
+        // the kinds addTarget takes (another value can never have been added)
+        guard anyTarget || lua_type(L, 2) == LUA_TTABLE || m.node(at: 2) != nil else {
+            return m.argError(1, "removeTarget", "node, table or nil", 2)
+        }
         var selector: String?
         if !luashim_isnoneornil(L, 3) {
             guard lua_type(L, 3) == LUA_TSTRING, let s = m.runtime.string(at: 3) else {

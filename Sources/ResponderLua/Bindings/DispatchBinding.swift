@@ -33,14 +33,21 @@ package enum DispatchBinding: ModuleBinding {
             return raiseStrict(m, strict.violation)
         case EngineError.aborted:
             if let v = m.world.pendingAbort { return raiseStrict(m, v) }
-            return m.fail("dispatch aborted")
+            return failAtCaller(m, "dispatch aborted")
         case let e as EngineError:
-            return m.fail(e.description)
+            return failAtCaller(m, e.description)
         case let e as LuaCallError:
             return e.raise(m)
         default:
             return m.fail("\(error)")
         }
+    }
+
+    /// Raises `message` at the caller's line, or at the innermost script line when the caller is
+    /// the kit's own Lua (a `props` observer or preference handler nested too deeply names the
+    /// script's line, not the kit's file).
+    static func failAtCaller(_ m: ModuleState, _ message: String) -> Int32 {
+        m.runtime.levelIsHostChunk() ? m.failAtScriptLine(message) : m.fail(message)
     }
 
     /// Raises a strict violation. Inside an outer action (a responder's nested call) the count

@@ -113,7 +113,7 @@ describe("timers and free tasks", function()
 
   it("checks its arguments", function()
     assert.error_matches(function() after(-1, function() end) end, "bad argument #1 to 'after'")
-    assert.error_matches(function() every(0, function() end) end, "bad argument #1 to 'every' %(seconds %(positive number%) expected")
+    assert.error_matches(function() every(0, function() end) end, "bad argument #1 to 'every' %(seconds %(positive finite number%) expected")
     assert.error_matches(function() after(1, 5) end, "bad argument #2 to 'after' %(function expected, got number%)")
     assert.error_matches(function() task(function() end, { nod = 1 }) end, "bad option 'nod' to 'task'")
   end)
