@@ -215,6 +215,9 @@ final class NodeKit {
     }
     /// The node's `.disabled` setting for its subtree (SPEC §2.10), or nil.
     var disabled: DisabledSetting?
+    /// Whether the script gave an action an id of the generated form (`action#7`): only then
+    /// must a generated id be checked against the table (a scan per `addAction` otherwise).
+    var hasChosenGeneratedStyleId = false
     /// An AsyncButton's loading predicate: `fn()` returns whether a task of the button runs and
     /// whether the button is disabled while loading.
     var loading: KitSlot?

@@ -82,7 +82,10 @@ enum TargetAction: ModuleBinding {
         }
         // a generated id is one no action of the control has (a script may have chosen `action#1`)
         var actionId = id ?? m.kit.generatedId("action")
-        while id == nil && k.handlers.contains(where: { $0.id == actionId }) { actionId = m.kit.generatedId("action") }
+        if let id, id.hasPrefix("action#") { k.hasChosenGeneratedStyleId = true }
+        while id == nil && k.hasChosenGeneratedStyleId && k.handlers.contains(where: { $0.id == actionId }) {
+            actionId = m.kit.generatedId("action")
+        }
         let handler = ControlHandler(
             event: event, id: actionId, title: title,
             kind: .action(KitSlot(m, node: node, valueAt: 2), .senderAction))
