@@ -314,7 +314,7 @@ extension ModuleState {
 
     /// Runs a kit action for a Lua-facing function: `world.performAction`, errors raised.
     func kitAction(_ body: () throws -> Int32) -> Int32 {
-        if isNestedTooDeeply { return DispatchBinding.raise(self, EngineError.nestedTooDeeply) }
+        if isNestedTooDeeply { return DispatchBinding.refuseNesting(self) }
         do {
             return try world.performAction(body)
         } catch is KitScriptRaise {

@@ -43,6 +43,20 @@ package enum DispatchBinding: ModuleBinding {
         }
     }
 
+    /// Refuses an action nested so deeply that Lua's C-call limit is near (``ModuleState/isNestedTooDeeply``):
+    /// "dispatch nested too deeply", saying why when fewer than 100 dispatches are running (a
+    /// `pcall` or coroutine around each nested call uses up Lua's limit first).
+    package static func refuseNesting(_ m: ModuleState) -> Int32 {
+        if m.pendingErrorSet || m.runtime.control.pointee.abortPending != 0 {
+            return raise(m, EngineError.nestedTooDeeply)
+        }
+        return failAtCaller(
+            m,
+            EngineError.nestedTooDeeply.description
+                + " (Lua allows about 200 nested C calls: each nested action uses two, and each pcall, coroutine "
+                + "or callback around one uses more)")
+    }
+
     /// Raises `message` at the caller's line, or at the innermost script line when the caller is
     /// the kit's own Lua (a `props` observer or preference handler nested too deeply names the
     /// script's line, not the kit's file).
@@ -101,7 +115,7 @@ package enum DispatchBinding: ModuleBinding {
             }
             return m.argError(1, fname, kind == .event ? "event" : "error", 2)
         }
-        if m.isNestedTooDeeply { return raise(m, EngineError.nestedTooDeeply) }
+        if m.isNestedTooDeeply { return refuseNesting(m) }
         let location: SourceLocation? = nil  // computed only if a violation needs it (World.locationProvider)
         let before = m.traceActions ? m.world.lastTrace : nil
         do {
@@ -145,7 +159,7 @@ package enum DispatchBinding: ModuleBinding {
     static let tap: LuaSwiftFunction = { L in
         let m = state(L)
         guard let node = m.node(at: 1) else { return m.argError(1, "tap", "node", 1) }
-        if m.isNestedTooDeeply { return raise(m, EngineError.nestedTooDeeply) }
+        if m.isNestedTooDeeply { return refuseNesting(m) }
         var count = 1
         if !luashim_isnoneornil(L, 2) {
             var ok: Int32 = 0

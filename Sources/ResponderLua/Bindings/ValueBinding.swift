@@ -29,8 +29,9 @@ package enum ValueBinding: ModuleBinding {
                 m.runtime.pushString(type.name)
                 return 1
             case "cause":
-                lua_getiuservalue(L, 1, 3)
-                return 1
+                // the error this one replaced (SPEC §2.4); without one, a field named `cause`
+                if lua_getiuservalue(L, 1, 3) != LUA_TNIL { return 1 }
+                luashim_pop(L, 1)
             case "kind":
                 m.runtime.pushString(type.kind.rawValue)
                 return 1

@@ -267,3 +267,23 @@ describe("nested dispatch", function()
     assert.equal(0, #warnings())  -- nothing went unhandled
   end)
 end)
+
+describe("nesting refused at Lua's C-call limit", function()
+  it("says why when a pcall around each nested trigger uses the limit up before 100 dispatches", function()
+    local Deep = Event "Deep"
+    local n = View "N"
+    local depth, deepest, err = 0, 0, nil
+    n:handleEvent(Deep, function()
+      depth = depth + 1
+      deepest = math.max(deepest, depth)
+      if depth < 100 then
+        local ok, e = pcall(n.trigger, n, Deep {})
+        if not ok and not err then err = e end
+      end
+      depth = depth - 1
+    end)
+    n:trigger(Deep {})
+    assert.is_true(deepest > 60 and deepest < 100, "deepest " .. deepest)
+    assert.matches("^dispatch nested too deeply %(Lua allows about 200 nested C calls", err)
+  end)
+end)

@@ -195,3 +195,12 @@ describe("the module", function()
     assert.equal('Printed{s="tab\\there\\r\\000x", t="a\\0012"}', tostring(Ev { s = "tab\there\r\0x", t = "a\1" .. "2" }))
   end)
 end)
+
+describe("a field named cause", function()
+  it("reads back while the value replaced no error (SPEC §2.4's cause comes first)", function()
+    local A, Er = Event "A", Error "Er"
+    assert.equal("c", A { cause = "c" }.cause)
+    assert.equal("disk full", Er { cause = "disk full" }.cause)
+    assert.is_nil(Er {}.cause)
+  end)
+end)
