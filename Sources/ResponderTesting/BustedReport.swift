@@ -32,6 +32,13 @@ package enum BustedReport {
         return String(location[..<colon]) + " @ " + String(location[location.index(after: colon)...])
     }
 
+    /// Where busted places a failure or error: the line of its `it` (or block), or, for an error
+    /// of the file itself (which has no line of definition, `file:0`), the line that raised it.
+    static func failurePlace(_ r: TestRecord) -> String? {
+        let defined = r.defined.flatMap { $0.hasSuffix(":0") ? nil : $0 }
+        return place(defined ?? r.location)
+    }
+
     /// The message busted shows for a failure or error: an assertion's with the place it failed
     /// first (`spec/a_spec.lua:3: Expected objects to be equal.`), an error's as raised.
     static func message(_ r: TestRecord) -> String {
@@ -67,7 +74,7 @@ package enum BustedReport {
         for status in [TestStatus.failed, .error] {
             for r in records where r.status == status {
                 out += "\n" + (status == .failed ? st.red("Failure") : st.magenta("Error")) + arrow
-                if let where_ = place(r.defined ?? r.location) {
+                if let where_ = failurePlace(r) {
                     out += st.cyan(where_) + "\n" + st.bold(r.name) + "\n" + message(r)
                 } else {
                     out += st.cyan(message(r)) + "\n" + st.bold(r.name)
@@ -92,7 +99,7 @@ package enum BustedReport {
                 out += "ok \(n) - # SKIP \(m)\n"
             case .failed, .error:
                 out += "not ok \(n) - \(r.name)\n"
-                if let where_ = place(r.defined ?? r.location) { out += "# \(where_)\n" }
+                if let where_ = failurePlace(r) { out += "# \(where_)\n" }
                 out += "# Failure message: " + TestReport.replacing(message(r), "\n", "\n# ") + "\n"
             }
         }

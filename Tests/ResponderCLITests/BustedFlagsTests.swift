@@ -199,6 +199,22 @@ struct BustedFlagsTests {
         #expect(both.status == 2)
         let out = try H.run(dir, ["--filter-out", "^api", "--filter-out", "four", "--format", "json"])
         #expect(names(out.stdout) == ["three #net"])
+        // a malformed pattern matches as plain text, as --filter's does, here nothing (it raised inside the framework)
+        let malformed = try H.run(dir, ["--filter-out", "ee #n[", "--format", "json"])
+        #expect(malformed.status == 0, "\(malformed.stdout)")
+        #expect(
+            names(malformed.stdout) == ["api #slow one #net", "api #slow two", "three #net", "four"],
+            "\(malformed.stdout)")
+    }
+
+    /// busted places an error of the file itself at the line that raised it (the file has no line
+    /// of definition).
+    @Test func bustedHandlersPlaceAFileErrorAtItsLine() throws {
+        let dir = try H.folder(["e_spec.lua": "local x = 1\nerror('top-level')\n"])
+        let tap = try H.run(dir, ["-o", "TAP"])
+        #expect(H.contains(tap.stdout, "not ok 1 - suite e_spec.lua\n# e_spec.lua @ 2\n"), "\(tap.stdout)")
+        let terminal = try H.run(dir, ["-o", "plainTerminal"])
+        #expect(H.contains(terminal.stdout, "Error -> e_spec.lua @ 2\n"), "\(terminal.stdout)")
     }
 
     @Test func patternsListRepeatAndDefaultRoot() throws {

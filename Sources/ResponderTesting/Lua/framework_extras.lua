@@ -128,7 +128,8 @@ function extras.admitted(descriptor, name)
       end
     end
     for _, pattern in ipairs(filter_out) do
-      if registration_name(name):find(pattern) then return false end
+      -- (a malformed pattern matches as plain text, as --filter's does)
+      if name_matches(registration_name(name), pattern) then return false end
     end
   end
   if is_test then
