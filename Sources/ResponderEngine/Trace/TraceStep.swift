@@ -64,7 +64,7 @@ public struct TraceStep: CustomStringConvertible {
     }
 
     /// The width of `#index` in the text form: 2 up to `#9`, 3 up to `#99`, …
-    var indexWidth: Int { index < 10 ? 2 : 1 + String(index).count }
+    var indexWidth: Int { 1 + String(index).count }
 
     static func pad(_ text: String, _ width: Int) -> String {
         let count = text.count

@@ -8,7 +8,7 @@ local fmt, unpack, tremove = string.format, table.unpack, table.remove
 
 -- What a function given `...` got as its first argument: NONE when it got none at all (Lua's own
 -- errors say "got no value" then, "got nil" for an explicit nil).
-local NONE = setmetatable({}, { __name = "no value" })
+local NONE = {}
 local function first(...)
   if select("#", ...) == 0 then return NONE end
   return (...)

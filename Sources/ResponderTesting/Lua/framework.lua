@@ -633,17 +633,14 @@ end
 -- A plain script named explicitly that registered no tests: one test named after the file, passed
 -- when it ended without error (SPEC §3), unless the name filters leave it out.
 local function plain_admitted()
-  local function finds(pattern)
-    local ok, r = pcall(string.find, host.file, pattern)
-    if ok then return r ~= nil end
-    return string.find(host.file, pattern, 1, true) ~= nil
-  end
+  if not filtering then return true end
+  local name_matches = load_extras().name_matches
   for _, pattern in ipairs(host.filter_out or EMPTY) do
-    if finds(pattern) then return false end
+    if name_matches(host.file, pattern) then return false end
   end
   local filters = host.filters or EMPTY
   for _, pattern in ipairs(filters) do
-    if finds(pattern) then return true end
+    if name_matches(host.file, pattern) then return true end
   end
   return #filters == 0
 end

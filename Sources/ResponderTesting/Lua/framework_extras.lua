@@ -152,6 +152,7 @@ function extras.admitted(descriptor, name)
 end
 
 extras.registration_name = registration_name
+extras.name_matches = name_matches
 
 -- ---------------------------------------------------------------- --list and require "busted"
 
