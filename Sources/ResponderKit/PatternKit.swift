@@ -40,4 +40,10 @@ struct PatternKit: ModuleExtension {
             return 0
         }
     }
+
+    func pushRegistrationHandle(
+        _ m: ModuleState, _ kind: String, _ node: Node, remover: LuaSwiftFunction, upvalues: Int32
+    ) {
+        m.pushKitNodeHandle(kind, node, remover: remover, upvalues: upvalues)
+    }
 }

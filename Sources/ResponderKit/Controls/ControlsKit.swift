@@ -114,6 +114,8 @@ final class ControlHandler {
     var kind: Kind
     /// For a free-form Stepper's `onIncrement` (+1) and `onDecrement` (-1) entries.
     var direction: Int?
+    /// What the handle `addTarget` returned names it by (0: no handle names it).
+    var token = 0
 
     init(event: ControlEvent, id: String?, title: String?, kind: Kind, direction: Int? = nil) {
         self.event = event
@@ -210,7 +212,8 @@ final class NodeKit {
     weak var node: Node?
     var control: ControlState?
     var handlers: [ControlHandler] = [] { didSet { memory.sync(count: handlers.count + performers.count) } }
-    var performers: [(selector: String, fn: KitSlot)] = [] {
+    /// `canPerform` declarations; `token` names each for the handle `canPerform` returned.
+    var performers: [(selector: String, fn: KitSlot, token: Int)] = [] {
         didSet { memory.sync(count: handlers.count + performers.count) }
     }
     /// The node's `.disabled` setting for its subtree (SPEC §2.10), or nil.

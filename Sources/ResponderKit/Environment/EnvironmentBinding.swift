@@ -38,6 +38,8 @@ enum EnvironmentBinding: ModuleBinding {
 
     /// Registry key of the prelude's `makeHandle(kind, remove)`.
     static let handleMakerKey = "responder.kit.makeHandle"
+    /// Registry key of the prelude's `nodeHandle(kind, node, remove)`.
+    static let nodeHandleMakerKey = "responder.kit.makeNodeHandle"
 
     /// Loads the prelude unless it is loaded.
     static func ensureLoaded(_ m: ModuleState) {
@@ -177,6 +179,8 @@ enum EnvironmentBinding: ModuleBinding {
         // handles made for Swift registrations (onChange, on.*)
         lua_getfield(L, kitTable, "makeHandle")
         lua_setfield(L, luashim_registryindex(), handleMakerKey)
+        lua_getfield(L, kitTable, "makeNodeHandle")
+        lua_setfield(L, luashim_registryindex(), nodeHandleMakerKey)
 
         // hooks
         lua_getfield(L, kitTable, "hooks")

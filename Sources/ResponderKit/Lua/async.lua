@@ -494,7 +494,7 @@ return {
     onAsyncTaskEnded = taskHandler("ended", "onAsyncTaskEnded"),
     onAsyncTaskChanged = taskHandler("changed", "onAsyncTaskChanged"),
   },
-  makeHandle = makeHandle, nodeHandleMT = S.NodeHandleMT,
+  makeHandle = makeHandle, makeNodeHandle = S.nodeHandle, nodeHandleMT = S.NodeHandleMT,
   hooks = { appear = appearHook, disappear = disappear, structure = structureHook, reset = reset,
             liveTasks = liveTasks },
 }

@@ -438,3 +438,4 @@ S.preferenceValue, S.onPreferenceChange, S.post, S.onReceive, S.observe = prefer
 S.onAppear, S.onDisappear, S.appearHook, S.disappearHook, S.structureHook = onAppear, onDisappear, appearHook, disappearHook, structureHook
 S.eachLive = eachLive
 S.setLoading, S.makeHandle, S.entryHandle, S.NodeHandleMT = setLoading, makeHandle, entryHandle, NodeHandleMT
+S.nodeHandle = nodeHandle

@@ -29,6 +29,18 @@ enum KitHandles {
         node.removeTapAction(id: id)
         return 0
     }
+
+    /// Remover of an `addTarget` or `canPerform` registration: upvalue 2 the node, 3 the
+    /// registration's token (a target replaced since, or a declaration replaced by a second
+    /// `canPerform` of its selector, is not removed).
+    static let removeToken: LuaSwiftFunction = { L in
+        let m = ModuleState.enter(L)
+        guard let node = m.node(at: luashim_upvalueindex(2)), let k = m.kit.kit(node) else { return 0 }
+        let token = Int(luashim_tointeger(L, luashim_upvalueindex(3), nil))
+        k.handlers.removeAll { $0.token == token }
+        k.performers.removeAll { $0.token == token }
+        return 0
+    }
 }
 
 extension ModuleState {
@@ -44,6 +56,24 @@ extension ModuleState {
         if runtime.callKeepingError(2, 1) != LUA_OK {
             luashim_pop(L, 1)
             lua_pushnil(L)
+        }
+        luashim_remove(L, removerIndex)
+    }
+
+    /// Pushes a handle of kind `kind` that stands for `node` (it chains as the node does and
+    /// equals it: SPEC §2.4 and §2.10) and whose `cancel` calls `remover` with the `nup` values on
+    /// top of the stack as its upvalues 2… (they are popped).
+    func pushKitNodeHandle(_ kind: String, _ node: Node, remover: LuaSwiftFunction, upvalues nup: Int32) {
+        EnvironmentBinding.ensureLoaded(self)
+        luashim_push_swift_closure(L, remover, nup)
+        let removerIndex = lua_gettop(L)
+        lua_getfield(L, luashim_registryindex(), EnvironmentBinding.nodeHandleMakerKey)
+        runtime.pushString(kind)
+        push(node)
+        lua_pushvalue(L, removerIndex)
+        if runtime.callKeepingError(3, 1) != LUA_OK {
+            luashim_pop(L, 1)
+            push(node)
         }
         luashim_remove(L, removerIndex)
     }

@@ -133,25 +133,32 @@ enum TargetAction: ModuleBinding {
             }
         }
         lua_settop(L, 4)
-        // the same target, selector and event is registered once (as UIKit does)
+        // the same target, selector and event is registered once (as UIKit does): the handle
+        // then cancels that registration
         for h in k.handlers where h.event == event {
             guard case .target(let ts, let sel) = h.kind, sel == selector else { continue }
             if let ts {
                 ts.push(m)
                 let same = lua_rawequal(L, -1, 2) != 0
                 luashim_pop(L, 1)
-                if same {
-                    lua_settop(L, 1)
-                    return 1
-                }
+                if same { return pushHandle(m, node, "addTarget", for: h) }
             } else if t == LUA_TNIL || t == LUA_TNONE {
-                lua_settop(L, 1)
-                return 1
+                return pushHandle(m, node, "addTarget", for: h)
             }
         }
         let slot = (t == LUA_TNIL || t == LUA_TNONE) ? nil : TargetRef(m, node: node, valueAt: 2)
-        k.handlers.append(ControlHandler(event: event, id: nil, title: nil, kind: .target(slot, selector)))
-        lua_settop(L, 1)
+        let handler = ControlHandler(event: event, id: nil, title: nil, kind: .target(slot, selector))
+        k.handlers.append(handler)
+        return pushHandle(m, node, "addTarget", for: handler)
+    }
+
+    /// Pushes the handle of a target registration (SPEC §2.10: it stands for the control and
+    /// its `cancel()` removes that entry of the dispatch table).
+    private static func pushHandle(_ m: ModuleState, _ node: Node, _ kind: String, for h: ControlHandler) -> Int32 {
+        if h.token == 0 { h.token = m.kit.nextToken() }
+        m.push(node)
+        lua_pushinteger(m.L, lua_Integer(h.token))
+        m.pushKitNodeHandle(kind, node, remover: KitHandles.removeToken, upvalues: 2)
         return 1
     }
 
@@ -304,12 +311,17 @@ enum TargetAction: ModuleBinding {
         guard m.isCallable(at: 3) else { return m.argError(2, "canPerform", "function", 3) }
         let k = m.kit.kitCreating(node)
         let slot = KitSlot(m, node: node, valueAt: 3)
+        let token = m.kit.nextToken()
         if let i = k.performers.firstIndex(where: { $0.selector == selector }) {
             k.performers[i].fn = slot
+            k.performers[i].token = token
         } else {
-            k.performers.append((selector, slot))
+            k.performers.append((selector, slot, token))
         }
-        lua_settop(L, 1)
+        // the handle's cancel() removes this declaration (not one that replaced it since)
+        m.push(node)
+        lua_pushinteger(L, lua_Integer(token))
+        m.pushKitNodeHandle("canPerform", node, remover: KitHandles.removeToken, upvalues: 2)
         return 1
     }
 }

@@ -50,9 +50,7 @@ package enum TapBinding: ModuleBinding {
         let m = state(L)
         guard let node = m.node(at: 1) else { return m.argError(0, "onTapGesture", "node", 1) }
         if m.isCallable(at: 2) {
-            node.onTapGesture(count: 1, action: performAction(m, node, at: 2))
-            lua_settop(L, 1)
-            return 1
+            return pushHandle(m, node, count: 1, action: performAction(m, node, at: 2))
         }
         guard lua_type(L, 2) == LUA_TTABLE else {
             return m.argError(1, "onTapGesture", "function or table", 2)
@@ -70,16 +68,34 @@ package enum TapBinding: ModuleBinding {
         if luashim_rawgetfield(L, 2, "trigger") != LUA_TNIL {
             switch triggerAction(m, node, at: -1, field: "trigger", owner: "onTapGesture", mayReturnNothing: true) {
             case .failure(let status): return status
-            case .success(let action): node.onTapGesture(count: count, action: action)
+            case .success(let action): return pushHandle(m, node, count: count, action: action)
             }
         } else if luashim_rawgetfield(L, 2, "perform") != LUA_TNIL, m.isCallable(at: -1) {
-            node.onTapGesture(count: count, action: performAction(m, node, at: -1))
-        } else {
-            return m.fail(
-                "bad argument #1 to 'onTapGesture' (table needs 'trigger' (event or function) or 'perform' (function))")
+            return pushHandle(m, node, count: count, action: performAction(m, node, at: -1))
         }
-        lua_settop(L, 1)
+        return m.fail(
+            "bad argument #1 to 'onTapGesture' (table needs 'trigger' (event or function) or 'perform' (function))")
+    }
+
+    /// Adds the tap action under an id of its own and pushes its registration handle, whose
+    /// `cancel()` removes that action (SPEC §2.10).
+    private static func pushHandle(_ m: ModuleState, _ node: Node, count: Int, action: TapAction.Action) -> Int32 {
+        let id = "onTapGesture#\(m.nextRegistrationNumber())"
+        node.onTapGesture(count: count, action: action, id: id)
+        m.push(node)
+        m.runtime.pushString(id)
+        m.pushRegistration("onTapGesture", node, remover: removeTapAction, upvalues: 2)
         return 1
+    }
+
+    /// Remover of an `onTapGesture` registration: upvalue 2 the node, 3 the tap action's id.
+    static let removeTapAction: LuaSwiftFunction = { L in
+        let m = state(L)
+        guard let node = m.node(at: luashim_upvalueindex(2)),
+            let id = m.runtime.string(at: luashim_upvalueindex(3))
+        else { return 0 }
+        node.removeTapAction(id: id)
+        return 0
     }
 
     /// A tap action that runs a Lua function; an error it raises is reported from the node.

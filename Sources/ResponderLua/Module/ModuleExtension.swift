@@ -1,3 +1,4 @@
+import CLuaShim
 import ResponderEngine
 
 /// The one hook through which a library extends the `responder` module: the pattern kit
@@ -41,4 +42,32 @@ package protocol ModuleExtension: Sendable {
     /// disabled = true }`), before the key becomes a prop: returns nil when the extension does not
     /// take the key, 0 when it took it, or the status of the error it raised.
     func configureField(_ m: ModuleState, _ node: Node, _ key: String, at index: Int32) -> Int32?
+
+    /// Pushes what a registration of the module returns (`onTapGesture`; SPEC §2.4 and §2.10):
+    /// a handle that stands for `node` (it chains as the node does and equals it) and whose
+    /// `cancel()` calls `remover` with the `upvalues` values on top of the stack as its upvalues
+    /// 2… (they are popped). `kind` names the registration (`"onTapGesture"`).
+    func pushRegistrationHandle(
+        _ m: ModuleState, _ kind: String, _ node: Node, remover: LuaSwiftFunction, upvalues: Int32)
+}
+
+extension ModuleState {
+    /// Pushes what a registration returns: the extension's handle for `node`
+    /// (``ModuleExtension/pushRegistrationHandle(_:_:_:remover:upvalues:)``), or the node itself
+    /// without an extension. Pops the `upvalues` values on top of the stack either way.
+    package func pushRegistration(_ kind: String, _ node: Node, remover: LuaSwiftFunction, upvalues: Int32) {
+        if let ext = moduleExtension {
+            ext.pushRegistrationHandle(self, kind, node, remover: remover, upvalues: upvalues)
+        } else {
+            luashim_pop(L, upvalues)
+            push(node)
+        }
+    }
+
+    /// A fresh number that names one registration (the tap action an `onTapGesture` handle
+    /// cancels).
+    package func nextRegistrationNumber() -> Int {
+        lastRegistrationNumber += 1
+        return lastRegistrationNumber
+    }
 }

@@ -101,6 +101,8 @@ package final class ModuleState {
     /// and the last one's message: what `explore` checks after each action.
     package var luaErrorCount = 0
     package var lastLuaErrorMessage = ""
+    /// The last number ``nextRegistrationNumber()`` gave.
+    var lastRegistrationNumber = 0
 
     init(runtime: LuaRuntime, options: ScenarioOptions, extension ext: (any ModuleExtension)?) {
         self.runtime = runtime

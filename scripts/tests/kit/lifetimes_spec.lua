@@ -171,6 +171,10 @@ describe("segmented controls", function()
 end)
 
 -- SPEC §2.10: every registration returns a handle with :cancel(); §2.4: registrations chain.
+local function tablex_find(t, v)
+  for i, x in ipairs(t) do if x == v then return i end end
+end
+
 describe("registration handles that stand for their node (found by an acceptance probe)", function()
   it("onAppear, onDisappear, onPreferenceChange and onAsyncTask* return a handle whose cancel removes them", function()
     local log = {}
@@ -229,6 +233,52 @@ describe("registration handles that stand for their node (found by an acceptance
     second = root:onAppear(function() log[#log + 1] = "second" end)
     mount(root)
     assert.same({ "first" }, log)
+  end)
+
+  it("onTapGesture, canPerform and addTarget return such a handle too (found by an acceptance probe)", function()
+    local E = Event "E"
+    local log = {}
+    local root = View "Root"
+    root:handleEvent(E, function(e) log[#log + 1] = e.k end)
+    local n = View "N"
+    root:add(n)
+    -- onTapGesture: the handle chains as the node; cancel removes that tap action only
+    local one = n:onTapGesture { trigger = E { k = "one" } }
+    local two = one:onTapGesture { count = 2, perform = function() log[#log + 1] = "two" end }
+    assert.is_true(one == n and two == n)
+    assert.equal("N", tostring(one))
+    assert.is_false(one.isCancelled)
+    assert.equal(one, one:cancel())
+    assert.is_true(one.isCancelled)
+    local ok, err = pcall(tap, n)
+    assert.is_false(ok)
+    assert.matches("no tap action", err)
+    assert.is_true(tap(n, 2))
+    assert.same({ "two" }, log)
+    -- canPerform: cancel removes the declaration, not one that replaced it since
+    local button = Button "B" { action = function() end }
+    root:add(button)
+    button:addTarget(nil, "save")
+    local first = root:canPerform("save", function() log[#log + 1] = "save 1" end)
+    assert.equal(root, first)
+    first:cancel()
+    assert.is_false(root:canPerform("save"))
+    local replaced = root:canPerform("save", function() log[#log + 1] = "save 2" end)
+    root:canPerform("save", function() log[#log + 1] = "save 3" end)
+    replaced:cancel()
+    assert.is_true(root:canPerform("save"))
+    sendActions(button, "touchUpInside")
+    assert.equal("save 3", log[#log])
+    -- addTarget: cancel removes that entry of the dispatch table
+    local target = { go = function() log[#log + 1] = "go" end }
+    local count = #button:eventHandlers()
+    local h = button:addTarget(target, "go")
+    assert.equal(button, h)
+    assert.equal(count + 1, #button:eventHandlers())
+    h:cancel()
+    assert.equal(count, #button:eventHandlers())
+    sendActions(button, "touchUpInside")
+    assert.is_nil(tablex_find(log, "go"))
   end)
 
   it("cancelling one of two registrations of the same function keeps the other", function()
