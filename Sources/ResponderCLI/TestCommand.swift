@@ -36,7 +36,8 @@ struct TestCommand: ParsableCommand {
     @Option(help: "Run only tests whose full name matches this Lua pattern (or plain text); repeatable.")
     var filter: [String] = []
 
-    @Option(help: "Worker processes to run files in parallel (default: the number of cores).")
+    // (.unconditional: `--jobs -1` is a bad count, not a missing one)
+    @Option(parsing: .unconditional, help: "Worker processes to run files in parallel (default: the number of cores).")
     var jobs: Int?
 
     @Option(help: "Report format: pretty, tap, junit or json.")

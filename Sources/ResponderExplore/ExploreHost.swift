@@ -173,9 +173,11 @@ package final class ExploreHost {
         return Int(lua_rawlen(L, -1))
     }
 
+    /// Whether the script used a name of the kit's prelude (environment, notifications, the
+    /// clock…): only then is `advance` offered.
     private var isKitLoaded: Bool {
         let L = runtime.L
-        lua_getfield(L, luashim_registryindex(), "responder.kitLoaded")
+        lua_getfield(L, luashim_registryindex(), "responder.kitUsed")
         defer { luashim_pop(L, 1) }
         return lua_toboolean(L, -1) != 0
     }

@@ -259,6 +259,8 @@ final class KitRegistry {
     var bindingWrites = 0
     /// Numbers generated ids (`action#1`, `on.tap#2`, …) of entries added without one.
     private var lastGeneratedId = 0
+    /// The posts being traced, outermost first (``PostTrace``).
+    var postTraces: [PostTrace.Pending] = []
 
     /// A fresh number for a registration's handle.
     func nextToken() -> Int {

@@ -36,6 +36,9 @@ enum EnvironmentBinding: ModuleBinding {
     /// (`ResponderModule.lazyName` / `lazyMethod` call `realFunction`).
     static func install(_ m: ModuleState) {}
 
+    /// Registry key of the flag set once a script used a name the prelude provides.
+    static let usedKey = "responder.kitUsed"
+
     /// Registry key of the prelude's `makeHandle(kind, remove)`.
     static let handleMakerKey = "responder.kit.makeHandle"
     /// Registry key of the prelude's `nodeHandle(kind, node, remove)`.
@@ -59,6 +62,10 @@ enum EnvironmentBinding: ModuleBinding {
     static func realFunction(_ m: ModuleState, _ kind: String, _ name: String) -> Bool {
         let L = m.L
         ensureLoaded(m)
+        // (explore offers `advance` once a script used a name of the kit's prelude: not when
+        // only a registration handle loaded it)
+        lua_pushboolean(L, 1)
+        lua_setfield(L, luashim_registryindex(), usedKey)
         lua_getfield(L, luashim_registryindex(), "responder.kitReal")
         if lua_type(L, -1) == LUA_TTABLE {
             lua_getfield(L, -1, kind + "." + name)
@@ -110,6 +117,7 @@ enum EnvironmentBinding: ModuleBinding {
             ("kindName", kindName), ("setLoading", setLoading), ("raise", raise),
             ("nodeHandle", NodeHandles.make), ("handleNode", NodeHandles.node),
             ("asyncButton", ControlsBinding.asyncButton),
+            ("traceBegin", PostTrace.begin), ("traceStep", PostTrace.step), ("traceEnd", PostTrace.end),
         ]
         lua_createtable(L, 0, Int32(helpers.count))
         for (name, fn) in helpers {
@@ -322,8 +330,14 @@ enum EnvironmentBinding: ModuleBinding {
             let savedTop = m.topActionDepth
             m.topActionDepth = m.world.actionDepth
             defer { m.topActionDepth = savedTop }
-            if m.runtime.callKeepingError(nargs, 0) == LUA_OK { return 0 }
-            return m.reportFailure(from: node)
+            if m.runtime.callKeepingError(nargs, 0) == LUA_OK {
+                lua_pushboolean(L, 1)
+                return 1
+            }
+            let status = m.reportFailure(from: node)
+            if status != 0 { return status }
+            lua_pushboolean(L, 0)
+            return 1
         }
     }
 

@@ -2,6 +2,7 @@ local K, M, S = ...
 local isNode, kitOf, subtree, invoke = K.isNode, K.kit, K.subtree, K.invoke
 local kindName, raise = K.kindName, K.raise
 local setLoading = K.setLoading
+local traceBegin, traceStep, traceEnd = K.traceBegin, K.traceStep, K.traceEnd
 local type, error, next, setmetatable, getmetatable, rawset, rawget, tostring =
   type, error, next, setmetatable, getmetatable, rawset, rawget, tostring
 local fmt, unpack, tremove = string.format, table.unpack, table.remove
@@ -326,6 +327,7 @@ local function post(...)
   local note = { name = name, payload = payload }
   if object ~= NOOBJECT then note.object = object end
   local nodes, count = subtree(root), 0
+  local mark = traceBegin()
   for i = 1, #nodes do
     local n = nodes[i]
     local r = kitOf(n).receivers
@@ -336,14 +338,15 @@ local function post(...)
         if not n.mounted then break end
         local e = snapshot[j]
         local live = false
-        for x = 1, #l do if l[x] == e then live = true; break end end
+        for x = 1, #l do if l[x] == e then live = x; break end end
         if live and (e.object == NOOBJECT or e.object == object) then
           count = count + 1
-          invoke(n, e.fn, payload, note)
+          traceStep(mark, n, live, name, invoke(n, e.fn, payload, note))
         end
       end
     end
   end
+  traceEnd(mark, name, root)
   return count
 end
 -- Observed keys live in a hidden store (so that every assignment reaches __newindex); the other

@@ -13,6 +13,9 @@ struct KitObserver {
 /// `State(initial)`: a source of truth. Its value lives in user value 1 of its userdata.
 final class StateBox {
     var observers: [KitObserver] = [] { didSet { observersMemory.sync(count: observers.count) } }
+    /// Whether its observers are being called: a change made meanwhile (by an observer) waits in
+    /// the queue, user value 2, until every observer saw the change before it.
+    var firing = false
     private var observersMemory: KitListMemory
     init(meter: MemoryMeter) { observersMemory = KitListMemory(meter, entryCost: KitObserver.cost) }
 }
@@ -61,7 +64,7 @@ enum StateBinding: ModuleBinding {
     static let makeState: LuaSwiftFunction = { L in
         let m = state(L)
         lua_settop(L, 1)
-        m.push(StateBox(meter: m.world.meter), .state, uservalues: 1)
+        m.push(StateBox(meter: m.world.meter), .state, uservalues: 2)
         lua_pushvalue(L, 1)
         lua_setiuservalue(L, -2, 1)
         return 1
@@ -236,15 +239,59 @@ extension ModuleState {
         defer { lua_settop(L, top) }
         let si = lua_absindex(L, stateIndex)
         let vi = lua_absindex(L, valueIndex)
+        if box.firing, lua_getiuservalue(L, si, 2) == LUA_TTABLE,
+            lua_rawlen(L, -1) >= 2 * ModuleState.maxStateRounds
+        {
+            // observers that keep changing the State: the write is refused, in the observer that
+            // made it, as a dispatch nested too deeply is
+            throw EngineError.nestedTooDeeply
+        }
         lua_getiuservalue(L, si, 1)
         let old = lua_gettop(L)
         lua_pushvalue(L, vi)
         lua_setiuservalue(L, si, 1)
         if lua_rawequal(L, old, vi) != 0 { return }
+        if box.firing {
+            // An observer changed the State: the change waits until every observer saw the one
+            // before, so each sees the changes in the order they were made, and the last call
+            // it gets has the State's value (called at once, a later observer saw them newest
+            // first). Queued as new and old values in user value 2.
+            if lua_getiuservalue(L, si, 2) != LUA_TTABLE {
+                luashim_pop(L, 1)
+                luashim_newtable(L)
+                lua_pushvalue(L, -1)
+                lua_setiuservalue(L, si, 2)
+            }
+            let n = lua_Integer(lua_rawlen(L, -1))
+            lua_pushvalue(L, vi)
+            lua_rawseti(L, -2, n + 1)
+            lua_pushvalue(L, old)
+            lua_rawseti(L, -2, n + 2)
+            return
+        }
+        box.firing = true
+        defer {
+            box.firing = false
+            lua_pushnil(L)
+            lua_setiuservalue(L, si, 2)
+        }
         try fire(box.observers, newAt: vi, oldAt: old)
+        var done: lua_Integer = 0
+        while lua_getiuservalue(L, si, 2) == LUA_TTABLE, lua_Integer(lua_rawlen(L, -1)) > done {
+            let queue = lua_gettop(L)
+            lua_rawgeti(L, queue, done + 1)
+            lua_rawgeti(L, queue, done + 2)
+            done += 2
+            try fire(box.observers, newAt: queue + 1, oldAt: queue + 2)
+            lua_settop(L, queue - 1)
+        }
         box.observers.removeAll { $0.fn.node == nil }
         try recheckCustomBindings()
     }
+
+    /// How many changes observers may make to a State while its observers run for one write
+    /// (as many as dispatches may nest).
+    static let maxStateRounds = 100
 
     /// Runs observers `fn(new, old)`, each from its node, while that node is mounted (SPEC §2.10).
     func fire(_ observers: [KitObserver], newAt new: Int32, oldAt old: Int32) throws {

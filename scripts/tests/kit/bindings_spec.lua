@@ -165,6 +165,19 @@ describe("node:onChange", function()
     assert.falsy(w.message:find("userdata", 1, true), w.message)
   end)
 
+  it("a change an observer makes reaches every observer after the change before it (found by an acceptance probe)", function()
+    -- (called at once, the second observer saw 2->3 before 1->2 and ended believing 1)
+    local s = State(0)
+    local root = View "R"
+    mount(root)
+    local seen = {}
+    root:onChange(s, function(new) if new < 3 then s.value = new + 1 end end)
+    root:onChange(s, function(new, old) seen[#seen + 1] = old .. "->" .. new end)
+    s.value = 1
+    assert.same({ "0->1", "1->2", "2->3" }, seen)
+    assert.equal(3, s.value)
+  end)
+
   it("checks its arguments", function()
     local node = View "V"
     assert.error_matches(function() node:onChange(3, function() end) end,

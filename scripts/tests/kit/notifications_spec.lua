@@ -52,6 +52,43 @@ describe("notifications", function()
   end)
 end)
 
+describe("the trace of a post (SPEC §2.8: every top-level action records one)", function()
+  it("lists each receiver called, and the error one raised after its threw step", function()
+    local Oops = Error "Oops"
+    local root = View "Root"
+    local a, b = View "A", View "B"
+    root:add(a)
+    root:add(b)
+    root:handleError(Oops, function() end)
+    a:onReceive("note", function() end)
+    b:onReceive("other", function() end)
+    b:onReceive("note", function(p) error(Oops { why = p }) end)
+    mount(root)
+    root:report(Oops {})  -- an earlier trace that post replaces
+    assert.equal(2, post("note", 1))
+    assert.equal(table.concat({
+      "action post(note) from Root",
+      "  A            #1 onReceive(note)              handled",
+      "  B            #1 onReceive(note)              threw",
+      "  Root         #1 handleError(Oops)            handled",
+    }, "\n"), tostring(responder.lastTrace()))
+    assert.equal(0, post("nobody"))
+    assert.equal("action post(nobody) from Root", tostring(responder.lastTrace()))
+  end)
+
+  it("a post inside a receiver is part of the outer post", function()
+    local root = View "Root"
+    local log = {}
+    root:onReceive("outer", function() post("inner") end)
+    root:onReceive("inner", function() log[#log + 1] = "inner" end)
+    mount(root)
+    post("outer")
+    assert.same({ "inner" }, log)
+    assert.matches("^action post%(outer%) from Root\n  Root +#1 onReceive%(outer%) +handled$",
+      tostring(responder.lastTrace()))
+  end)
+end)
+
 describe("observe", function()
   it("calls the observer with the new and old value", function()
     local n = View "N" { count = 1 }
