@@ -180,7 +180,7 @@ struct ReplPipedTests {
         // as lua.c: the statement form's message is reported (`return 1 +* 2` failed first)
         #expect(r.errors.contains("error: stdin:1: unexpected symbol near '1'\n"))
         #expect(r.errors.contains("error: stdin:1: attempt to index a nil value (global 'nosuch')\n"))
-        #expect(r.errors.contains("error: (error object is a table value)\n"))
+        #expect(r.errors.contains("error: stdin:1: (error object is a table value)\n"))
         #expect(r.errors.contains("error: stdin:1: deep\nstack traceback:\n\tstdin:1: in local 'inner'"))
     }
 

@@ -281,7 +281,8 @@ struct RunCommandTests {
         let (r, _) = try H.runScript(script, name: "et.lua")
         #expect(H.exited(r, 1), "\(H.show(r))")
         #expect(r.stdout == "")
-        #expect(r.stderr.hasPrefix("error: custom failure text\nstack traceback:\n"))
+        // SPEC §3: `error: FILE:LINE: message`; Lua places only string errors itself
+        #expect(r.stderr.hasPrefix("error: et.lua:2: custom failure text\nstack traceback:\n"))
         #expect(H.contains(r.stderr, "et.lua:2: in main chunk"))
     }
 
@@ -289,8 +290,18 @@ struct RunCommandTests {
         let (r, _) = try H.runScript("error({ code = 1 })\n", name: "et.lua")
         #expect(H.exited(r, 1), "\(H.show(r))")
         #expect(r.stdout == "")
-        #expect(r.stderr.hasPrefix("error: (error object is a table value)\nstack traceback:\n"))
+        #expect(r.stderr.hasPrefix("error: et.lua:1: (error object is a table value)\nstack traceback:\n"))
         #expect(H.contains(r.stderr, "et.lua:1: in main chunk"))
+    }
+
+    @Test func errorValuesAreNamedAfterTheLineThatRaisedThem() throws {
+        // (found by two acceptance probes: `error(Bad{…})` printed `error: Bad{x=1}`)
+        let script = "local Bad = Error 'Bad'\nlocal function f() error(Bad { x = 1 }) end\nf()\n"
+        let (r, _) = try H.runScript(script, name: "ev.lua")
+        #expect(H.exited(r, 1), "\(H.show(r))")
+        #expect(H.lines(r.stderr).first == "error: ev.lua:2: Bad{x=1}")
+        let (n, _) = try H.runScript("\nerror(42)\n", name: "en.lua")
+        #expect(H.lines(n.stderr).first == "error: en.lua:2: 42")
     }
 
     @Test func errorTableWhoseTostringFailsIsStillReported() throws {

@@ -86,13 +86,18 @@ enum TargetAction: ModuleBinding {
         while id == nil && k.hasChosenGeneratedStyleId && k.handlers.contains(where: { $0.id == actionId }) {
             actionId = m.kit.generatedId("action")
         }
-        let handler = ControlHandler(
-            event: event, id: actionId, title: title,
-            kind: .action(KitSlot(m, node: node, valueAt: 2), .senderAction))
-        if id != nil, let i = k.handlers.firstIndex(where: { $0.id == actionId }) {
-            k.handlers[i] = handler
+        let action = ControlHandler.Kind.action(KitSlot(m, node: node, valueAt: 2), .senderAction)
+        if id != nil, let existing = k.handlers.first(where: { $0.id == actionId }) {
+            // replaced in place: the entry stays the same one, so a send running now that has
+            // not reached it yet runs the new action (a new entry would count as one added
+            // during the send, the old as removed: an action that re-registered itself by id
+            // never ran; found by an acceptance probe)
+            existing.event = event
+            existing.title = title
+            existing.kind = action
+            existing.direction = nil
         } else {
-            k.handlers.append(handler)
+            k.handlers.append(ControlHandler(event: event, id: actionId, title: title, kind: action))
         }
         m.runtime.pushString(actionId)
         return 1

@@ -311,6 +311,9 @@ package enum NodeBinding: ModuleBinding {
         if let node = m.node(at: 1), let hint = m.moduleExtension?.assignmentHint(m, node, key) {
             return m.fail("cannot assign field '\(key)' of a node (\(hint))")
         }
+        if key == "props" {
+            return m.fail("cannot assign field 'props' of a node (assign its fields: node.props.name = value)")
+        }
         return m.fail("cannot assign field '\(key)' of a node (use node.props.\(key) for your own data)")
     }
 

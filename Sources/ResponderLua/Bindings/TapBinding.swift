@@ -55,6 +55,9 @@ package enum TapBinding: ModuleBinding {
         guard lua_type(L, 2) == LUA_TTABLE else {
             return m.argError(1, "onTapGesture", "function or table", 2)
         }
+        if let status = m.checkOptionKeys(2, "onTapGesture", allowed: ["trigger", "perform", "count"]) {
+            return status
+        }
         var count = 1
         if luashim_rawgetfield(L, 2, "count") != LUA_TNIL {
             var ok: Int32 = 0
@@ -123,8 +126,13 @@ extension ModuleState {
         }
         if mayReturnNothing && lua_type(L, -1) == LUA_TNIL { return nil }
         guard let v = value(at: -1), v.kind == .event else {
+            // placed at the line that defines the function, as a responder's wrong return is
+            // at the line that registered it: the wiring to fix (found by an acceptance probe)
+            pushFunction(slot.node, slot.slot)
+            let place = definitionPlace(at: -1)
+            luashim_pop(L, 1)
             let message =
-                "\(owner) event function returned \(kindName(at: -1)) (an event expected"
+                "\(place)\(owner) event function returned \(kindName(at: -1)) (an event expected"
                 + (mayReturnNothing ? ", or nothing)" : ")")
             let error = ValueBinding.luaError(self, message: message, traceback: nil, node: slot.node)
             _ = try world.report(error, from: slot.node, location: location())
@@ -144,5 +152,18 @@ extension ModuleState {
             return false
         }
         return true
+    }
+
+    /// `file:line: ` of the definition of the Lua function at `index` ("" for a C function or
+    /// another value).
+    func definitionPlace(at index: Int32) -> String {
+        guard lua_type(L, index) == LUA_TFUNCTION else { return "" }
+        var ar = lua_Debug()
+        lua_pushvalue(L, index)
+        guard lua_getinfo(L, ">S", &ar) != 0, ar.linedefined > 0 else { return "" }
+        let source = withUnsafeBytes(of: ar.short_src) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        return "\(source):\(ar.linedefined): "
     }
 }

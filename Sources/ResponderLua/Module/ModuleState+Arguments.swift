@@ -62,7 +62,16 @@ extension ModuleState {
 
     /// `file:line: bad argument #n to 'name' (expected expected, got …)` and LUASHIM_RAISE.
     package func argError(_ n: Int, _ name: String, _ expected: String, _ index: Int32) -> Int32 {
-        let got = lua_type(L, index) == LUA_TNONE ? "no value" : kindName(at: index)
+        var got = lua_type(L, index) == LUA_TNONE ? "no value" : kindName(at: index)
+        // a number where a number of some range is expected, or a string where one of some
+        // strings is, shows what it was: "got number 9", "got string \"Strict\""
+        if lua_type(L, index) == LUA_TNUMBER,
+            ["number", "index", "integer", "count"].contains(where: expected.contains)
+        {
+            got += " " + runtime.describe(index)
+        } else if lua_type(L, index) == LUA_TSTRING, expected.contains("\""), let s = runtime.string(at: index) {
+            got += " \"" + TextClip.clip(s, to: TextClip.column) + "\""
+        }
         if n == 0 {  // the self argument, worded as Lua's luaL_argerror words it
             return runtime.raise(
                 "\(runtime.whereString())calling '\(name)' on bad self (\(expected) expected, got \(got))"
@@ -80,5 +89,18 @@ extension ModuleState {
     /// The innermost script line on the stack, as an engine location.
     package func location() -> SourceLocation? {
         runtime.scriptLocation().map { SourceLocation(file: $0.file, line: $0.line) }
+    }
+}
+
+extension ModuleState {
+    /// `__newindex` of the read-only objects (outcome, trace, `ctx`, publisher): an assignment
+    /// says what it tried and that the object is read-only, instead of Lua's "attempt to index".
+    static let readOnlyNewindex: LuaSwiftFunction = { L in
+        let m = ModuleState.enter(L)
+        let key = lua_type(L, 2) == LUA_TSTRING ? (m.runtime.string(at: 2) ?? "?") : m.runtime.describe(2)
+        let kind = m.kindName(at: 1)
+        let article = kind.first.map { "aeiou".contains($0) } == true ? "an" : "a"
+        return m.fail(
+            "cannot assign field '\(TextClip.clip(key, to: TextClip.column))' of \(article) \(kind) (it is read-only)")
     }
 }

@@ -266,19 +266,28 @@ public enum ResponderModule {
             index: TypeBinding.get, methods: [("is", TypeBinding.isMethod)])
         m.lazyMetatable(
             kind: .outcome,
-            fields: [("__tostring", DispatchBinding.outcomeToString), ("__pairs", DispatchBinding.outcomePairs)],
+            fields: [
+                ("__tostring", DispatchBinding.outcomeToString), ("__pairs", DispatchBinding.outcomePairs),
+                ("__newindex", ModuleState.readOnlyNewindex),
+            ],
             index: DispatchBinding.outcomeIndex)
         m.lazyMetatable(
             kind: .trace,
             fields: [
                 ("__tostring", TraceBinding.tostring), ("__len", TraceBinding.len), ("__pairs", TraceBinding.pairs),
+                ("__newindex", ModuleState.readOnlyNewindex),
             ],
             index: TraceBinding.index)
         m.lazyMetatable(
-            kind: .publisher, fields: [("__call", PublishBinding.call), ("__tostring", PublishBinding.tostring)],
+            kind: .publisher,
+            fields: [
+                ("__call", PublishBinding.call), ("__tostring", PublishBinding.tostring),
+                ("__newindex", ModuleState.readOnlyNewindex),
+            ],
             index: PublishBinding.get, methods: [("publish", PublishBinding.publishMethod)])
         m.lazyMetatable(
-            kind: .context, fields: [("__tostring", DispatchBinding.contextToString)],
+            kind: .context,
+            fields: [("__tostring", DispatchBinding.contextToString), ("__newindex", ModuleState.readOnlyNewindex)],
             index: DispatchBinding.contextIndex)
 
         // the world

@@ -16,6 +16,7 @@ extension LuaRuntime {
     /// Converts the error value on top of the stack (popped) into a `LuaFailure`.
     public func popFailure(status: Int32) -> LuaFailure {
         // (described first: an error object's __tostring may itself meet a limit)
+        let isText = lua_type(L, -1) == LUA_TSTRING  // (before describing: it converts a number)
         let message = describeError(at: -1)
         let c = control.pointee
         luashim_pop(L, 1)
@@ -49,7 +50,11 @@ extension LuaRuntime {
                 return LuaFailure(kind: .interrupted, message: "interrupted!", traceback: traceback)
             }
         }
-        return LuaFailure(kind: .script, message: message, traceback: traceback)
+        // an error value (`error(Bad{…})`, a table, a number) carries no place, which Lua adds
+        // only to strings: it is named after the script line that raised it (SPEC §3: errors
+        // print as `error: FILE:LINE: message`)
+        let placed = isText ? message : firstScriptLocation(in: traceback) + message
+        return LuaFailure(kind: .script, message: placed, traceback: traceback)
     }
 
     /// Where a memory limit struck: the traceback's first script frame or, for an allocation the

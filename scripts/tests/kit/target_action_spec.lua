@@ -42,6 +42,22 @@ describe("addAction", function()
     assert.same({ "tapped", "b" }, log)
   end)
 
+  it("an action replaced in place during a send, before its turn, runs its new function (found by an acceptance probe)", function()
+    -- (the replacement counted as an entry added during the send: an action that re-registered
+    -- itself by id never ran)
+    local log = {}
+    local b
+    b = Button "B" { action = function()
+      log[#log + 1] = "action"
+      b:addAction(function() log[#log + 1] = "again" end, { id = "again" })
+    end }
+    tap(b)
+    assert.same({ "action" }, log)  -- added during the send: waits for the next one
+    tap(b)
+    tap(b)
+    assert.same({ "action", "action", "again", "action", "again" }, log)
+  end)
+
   it("registers for other events; simulated input fires them", function()
     local log = {}
     local tf = TextField "Name" { text = State("") }

@@ -83,3 +83,40 @@ describe("safety disabled", function()
     responder.clearWarnings()
   end)
 end)
+
+-- found by an acceptance probe: messages that said too little
+describe("messages of assignments and arguments", function()
+  it("an outcome, trace, ctx or publisher refuses assignment saying it is read-only", function()
+    local E = Event "E"
+    local n = View "N"
+    local caught
+    n:handleEvent(E, function(_, ctx) caught = select(2, pcall(function() ctx.node = n end)) end)
+    local o = n:trigger(E {})
+    assert.matches("smaller_defects_spec.lua:%d+: cannot assign field 'node' of a context %(it is read%-only%)", caught)
+    assert.error_matches(function() o.handled = false end,
+      "^cannot assign field 'handled' of an outcome %(it is read%-only%)")
+    assert.error_matches(function() o.trace.x = 1 end, "cannot assign field 'x' of a trace %(it is read%-only%)")
+    assert.error_matches(function() n:publisher(E).x = 1 end, "cannot assign field 'x' of a publisher")
+  end)
+
+  it("replacing a node's props says to assign its fields", function()
+    local n = View "N"
+    assert.error_matches(function() n.props = {} end,
+      "cannot assign field 'props' of a node %(assign its fields: node.props.name = value%)")
+  end)
+
+  it("onTapGesture refuses options it does not take", function()
+    local n = View "N"
+    assert.error_matches(function() n:onTapGesture { perform = function() end, bogus = 1 } end,
+      "bad option 'bogus' to 'onTapGesture' %(options are trigger, perform, count%)")
+  end)
+
+  it("a bad argument shows a number out of range and a string not among the choices", function()
+    local n = View "N"
+    assert.error_matches(function() n:safetyLevel("Strict") end,
+      "bad argument #1 to 'safetyLevel' %(\"relaxed\", \"strict\" or \"disabled\" expected, got string \"Strict\"%)")
+    local seg = SegmentedControl { segments = { { title = "A" } } }
+    assert.error_matches(function() seg:setAction(9, nil) end,
+      "bad argument #1 to 'setAction' %(segment index %(1..1%) expected, got number 9%)")
+  end)
+end)
