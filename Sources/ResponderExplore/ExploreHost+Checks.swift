@@ -6,8 +6,11 @@ import ResponderLua
 
 /// The checks after each action, and coverage.
 extension ExploreHost {
-    /// `tostring(lastTrace)` of the last top-level action.
-    package var lastTrace: String? { m.world.lastTrace?.description }
+    /// `tostring(lastTrace)` of the current action, or nil when it recorded none.
+    package var lastTrace: String? {
+        guard let trace = m.world.lastTrace, trace !== traceBeforeAction else { return nil }
+        return trace.description
+    }
 
     /// The checks after an action: a `LuaError` made, a violation recorded, an invariant broken.
     package func check() -> ExploreFailure? {

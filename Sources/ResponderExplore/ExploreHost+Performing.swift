@@ -9,6 +9,7 @@ extension ExploreHost {
     /// Draws the arguments of an offer and performs it. Returns the resolved action and the
     /// failure of the call itself (checks come from `check()`).
     package func perform(_ offer: Offer, random r: inout ExploreRandom) -> (ExploreAction, ExploreFailure?) {
+        traceBeforeAction = m.world.lastTrace
         var action = ExploreAction(kind: offer.kind, target: offer.node.map(target(of:)))
         switch offer.kind {
         case .tap:
@@ -41,6 +42,7 @@ extension ExploreHost {
     /// Performs a recorded action again. `ran` is false when its target or custom action is
     /// not there now (the action is skipped, as a spec could not perform it either).
     package func perform(_ action: ExploreAction) -> (ran: Bool, failure: ExploreFailure?) {
+        traceBeforeAction = m.world.lastTrace
         if action.kind == .custom {
             guard let i = customActions.firstIndex(where: { $0.name == action.name }) else { return (false, nil) }
             if customActions[i].hasWhen && !customWhen(i + 1) { return (false, nil) }

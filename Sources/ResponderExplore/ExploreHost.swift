@@ -24,6 +24,10 @@ package final class ExploreHost {
     let m: ModuleState
     var warningsSeen = 0
     var luaErrorsSeen = 0
+    /// The last trace when the current action began: a failure's trace is the action's own only
+    /// when the action recorded one (a custom action that dispatched nothing showed the trace
+    /// of the action before it; found by an acceptance probe).
+    var traceBeforeAction: Trace?
     /// Registrations read after the script ran.
     var ignores: [(name: Substring, id: Substring)] = []
     var inputs: [(name: Substring, id: Substring, list: [String])] = []

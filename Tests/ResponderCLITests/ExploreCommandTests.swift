@@ -181,6 +181,21 @@ struct ExploreCommandTests {
         #expect(run.status == 1 && H.contains(run.stdout, "invariant 'at most two taps' does not hold: taps = 3"))
     }
 
+    @Test func aCustomActionThatDispatchesNothingShowsNoTraceOfTheActionBefore() throws {
+        // (the report showed the toggle's trace as the failing step's: found by an acceptance probe)
+        let script = """
+            local count, on = State(0), State(false)
+            mount(View "Root" { Toggle "T" { id = "t", isOn = on } })
+            explore.action("bump", function() if on.value then count.value = count.value + 1 end end)
+            explore.invariant("small", function() return count.value < 1 end)
+            """
+        let dir = try H.folder(["bump.lua": script])
+        let out = try H.run(dir, ["bump.lua", "--seed", "1", "--steps", "10"])
+        #expect(out.status == 1)
+        #expect(H.contains(out.stdout, "invariant 'small' does not hold"), "\(out.stdout)")
+        #expect(!H.contains(out.stdout, "failing step's trace"), "\(out.stdout)")
+    }
+
     @Test func safetyViolationsAreFailuresRelaxedAndStrict() throws {
         let script = """
             local Ping = Event "Ping"
