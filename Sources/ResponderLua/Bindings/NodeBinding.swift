@@ -34,6 +34,13 @@ package enum NodeBinding: ModuleBinding {
         switch lua_type(L, 1) {
         case LUA_TSTRING:
             let text = m.runtime.string(at: 1)!
+            if kind == .view, text.isEmpty || text.contains("#") {
+                // a selector reads `A#b` as the name A and the id b: such a name is never found
+                return m.fail(
+                    "bad argument #1 to 'View' (name expected: not empty and without '#', which starts the id in a "
+                        + "selector; got \"\(TextClip.clip(text, to: TextClip.column))\"; give an id as View \"Name\" { id = \"…\" })"
+                )
+            }
             node = Node(name: kind == .view ? text : fname, meter: m.world.meter)
             if kind != .view {
                 m.pushNodeTable(node, NodeSlot.props)
@@ -103,7 +110,14 @@ package enum NodeBinding: ModuleBinding {
                         return m.fail(
                             "bad field 'id' in \(node.name) { … } (string expected, got \(m.kindName(at: -1)))")
                     }
-                    node.id = m.runtime.string(at: -1)
+                    let id = m.runtime.string(at: -1) ?? ""
+                    // (an empty id prints as `Name#`, and no selector finds it or one with a '#')
+                    guard !id.isEmpty, !id.contains("#") else {
+                        return m.fail(
+                            "bad field 'id' in \(node.name) { … } (id expected: not empty and without '#'; got \"\(TextClip.clip(id, to: TextClip.column))\")"
+                        )
+                    }
+                    node.id = id
                     m.nodeIndex.register(node)
                     m.cacheForID(node, at: nodeIndex)
                     luashim_pop(L, 1)

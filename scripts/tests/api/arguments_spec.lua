@@ -114,6 +114,17 @@ describe("wrong arguments", function()
     assert.matches("bad argument #1 to 'find'", errorOf(function() n:find(3) end))
   end)
 
+  it("a node name or id no selector could find is refused where it is given (found by an acceptance probe)", function()
+    assert.matches("bad argument #1 to 'View' %(name expected: not empty and without '#'",
+      errorOf(function() return View "A#b" end))
+    assert.matches("bad argument #1 to 'View' %(name expected: not empty and without '#'",
+      errorOf(function() return View "" end))
+    assert.matches("bad field 'id' in X { … } %(id expected: not empty and without '#'; got \"a#b\"%)",
+      errorOf(function() return View "X" { id = "a#b" } end))
+    assert.matches("bad field 'id' in X { … } %(id expected: not empty and without '#'; got \"\"%)",
+      errorOf(function() return View "X" { id = "" } end))
+  end)
+
   it("find and findAll refuse what is not Name, #id or Name#id", function()
     local n = View "N" { View "Item" { id = "a b" } }
     for _, sel in ipairs { "", "#", ".cls", "*", "A B", "A>B", "[x]", "A,B", "A:hover", "A#b#c", "Item#" } do
