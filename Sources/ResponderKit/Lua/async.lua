@@ -243,8 +243,17 @@ end
 
 local function sleep(...)
   local seconds = ...
-  local t = threads[corunning()]
-  if not t then raise("sleep called outside a task (sleep only works inside an AsyncButton action, task or timer)") end
+  local co, isMain = corunning()
+  local t = threads[co]
+  if not t then
+    if not isMain and next(stepping) ~= nil then
+      -- a coroutine the task's function made: yielding would resume the coroutine's caller,
+      -- not suspend the task (found by an acceptance probe: it said "outside a task")
+      raise("sleep called in a coroutine made inside a task: only the task's own function can sleep "
+        .. "(call sleep there, or start another task with task(fn))")
+    end
+    raise("sleep called outside a task (sleep only works inside an AsyncButton action, task or timer)")
+  end
   if type(seconds) ~= "number" or seconds < 0 or seconds ~= seconds then
     argerr(1, "sleep", "seconds (non-negative number)", first(...))
   end
@@ -252,8 +261,9 @@ local function sleep(...)
   if not coisyieldable() then
     -- inside a responder or callback that the engine called from the task: Lua cannot suspend
     -- the task across that call
-    raise("sleep cannot suspend the task here: it was called inside a responder or callback the engine "
-      .. "ran (sleep in the task's own function, or start another task with task(fn))")
+    raise("sleep cannot suspend the task here: it was called inside a function Lua cannot suspend "
+      .. "across (a responder or callback the engine ran, or a C function such as table.sort's comparator); "
+      .. "sleep in the task's own function, or start another task with task(fn)")
   end
   if coyield(SLEEP, seconds) == CANCEL then error(CancellationError(), 0) end
 end

@@ -205,6 +205,19 @@ describe("async buttons and the virtual clock", function()
     assert.matches("sleep cannot suspend the task here", message, 1, true)
   end)
 
+  it("sleep in a coroutine made inside a task, or in a C function's callback, says which (found by an acceptance probe)", function()
+    local root = View "Root"
+    local messages = {}
+    root:handleError(LuaError, function(e) messages[#messages + 1] = e.message end)
+    mount(root)
+    task(function() coroutine.wrap(function() sleep(1) end)() end, { node = root })
+    task(function() table.sort({ 2, 1 }, function(a, b) sleep(1); return a < b end) end, { node = root })
+    assert.equal(2, #messages)
+    assert.matches("sleep called in a coroutine made inside a task: only the task's own function can sleep",
+      messages[1], 1, true)
+    assert.matches("a C function such as table.sort's comparator", messages[2], 1, true)
+  end)
+
   it("responder.reset() cancels the tasks still running, without callbacks", function()
     local resumed = false
     local t = task(function() sleep(1); resumed = true end)
