@@ -154,7 +154,7 @@ package final class ExploreHost {
                     stack.append(node.children[i])
                 }
             }
-            if isKitLoaded {
+            if m.isKitUsed {
                 result.append(Offer(group: "advance", kind: .advance, node: nil, detail: 0))
                 let tasks = runningTasks()
                 if tasks > 0 { result.append(Offer(group: "cancel", kind: .cancelTask, node: nil, detail: tasks)) }
@@ -175,15 +175,6 @@ package final class ExploreHost {
             runtime.call(0, 1) == nil, lua_type(L, -1) == LUA_TTABLE
         else { return 0 }
         return Int(lua_rawlen(L, -1))
-    }
-
-    /// Whether the script used a name of the kit's prelude (environment, notifications, the
-    /// clock…): only then is `advance` offered.
-    private var isKitLoaded: Bool {
-        let L = runtime.L
-        lua_getfield(L, luashim_registryindex(), "responder.kitUsed")
-        defer { luashim_pop(L, 1) }
-        return lua_toboolean(L, -1) != 0
     }
 
     private func appendOffers(for node: Node, _ kit: ControlIntrospector, to result: inout [Offer]) {

@@ -327,7 +327,7 @@ local function post(...)
   local note = { name = name, payload = payload }
   if object ~= NOOBJECT then note.object = object end
   local nodes, count = subtree(root), 0
-  local mark = traceBegin()
+  local mark = traceBegin(name)
   for i = 1, #nodes do
     local n = nodes[i]
     local r = kitOf(n).receivers
@@ -341,12 +341,12 @@ local function post(...)
         for x = 1, #l do if l[x] == e then live = x; break end end
         if live and (e.object == NOOBJECT or e.object == object) then
           count = count + 1
-          traceStep(mark, n, live, name, invoke(n, e.fn, payload, note))
+          traceStep(mark, n, live, invoke(n, e.fn, payload, note))
         end
       end
     end
   end
-  traceEnd(mark, name, root)
+  traceEnd(mark, root)
   return count
 end
 -- Observed keys live in a hidden store (so that every assignment reaches __newindex); the other

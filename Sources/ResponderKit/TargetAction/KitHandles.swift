@@ -47,31 +47,28 @@ extension ModuleState {
     /// Pushes a handle of kind `kind` whose `cancel` calls `remover` with the `nup` values on
     /// top of the stack as its upvalues 2… (they are popped).
     func pushKitHandle(_ kind: String, remover: LuaSwiftFunction, upvalues nup: Int32) {
-        EnvironmentBinding.ensureLoaded(self)
-        luashim_push_swift_closure(L, remover, nup)
-        let removerIndex = lua_gettop(L)
-        lua_getfield(L, luashim_registryindex(), EnvironmentBinding.handleMakerKey)
-        runtime.pushString(kind)
-        lua_pushvalue(L, removerIndex)
-        if runtime.callKeepingError(2, 1) != LUA_OK {
-            luashim_pop(L, 1)
-            lua_pushnil(L)
-        }
-        luashim_remove(L, removerIndex)
+        pushHandle(kind, standingFor: nil, remover: remover, upvalues: nup)
     }
 
     /// Pushes a handle of kind `kind` that stands for `node` (it chains as the node does and
     /// equals it: SPEC §2.4 and §2.10) and whose `cancel` calls `remover` with the `nup` values on
     /// top of the stack as its upvalues 2… (they are popped).
     func pushKitNodeHandle(_ kind: String, _ node: Node, remover: LuaSwiftFunction, upvalues nup: Int32) {
+        pushHandle(kind, standingFor: node, remover: remover, upvalues: nup)
+    }
+
+    /// The prelude's `makeHandle(kind, remove)`, or `nodeHandle(kind, node, remove)` with a node;
+    /// when it fails, nil or the node.
+    private func pushHandle(_ kind: String, standingFor node: Node?, remover: LuaSwiftFunction, upvalues nup: Int32) {
         EnvironmentBinding.ensureLoaded(self)
         luashim_push_swift_closure(L, remover, nup)
         let removerIndex = lua_gettop(L)
-        lua_getfield(L, luashim_registryindex(), EnvironmentBinding.nodeHandleMakerKey)
+        let maker = node == nil ? EnvironmentBinding.handleMakerKey : EnvironmentBinding.nodeHandleMakerKey
+        lua_getfield(L, luashim_registryindex(), maker)
         runtime.pushString(kind)
-        push(node)
+        if let node { push(node) }
         lua_pushvalue(L, removerIndex)
-        if runtime.callKeepingError(3, 1) != LUA_OK {
+        if runtime.callKeepingError(node == nil ? 2 : 3, 1) != LUA_OK {
             luashim_pop(L, 1)
             push(node)
         }
