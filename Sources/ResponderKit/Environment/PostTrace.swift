@@ -10,8 +10,8 @@ import ResponderLua
 ///
 /// The prelude's `post` calls `K.traceBegin(name)` (returns a mark), `K.traceStep(mark, node,
 /// index, ok)` after each receiver and `K.traceEnd(mark, root)`. Posts nest (a
-/// receiver may post): the marks keep each post's steps apart, and an end discards what a post
-/// that unwound left behind.
+/// receiver may post): the marks keep each post's steps apart; an end discards what a nested post
+/// that unwound left behind, and a post outside any action what an outer one left.
 enum PostTrace {
     /// One post being traced: the value that stands for it (`post(name)`), its receivers'
     /// label, its steps, the last trace before it began, and the last trace after its latest
@@ -28,6 +28,10 @@ enum PostTrace {
     static let begin: LuaSwiftFunction = { L in
         let m = ModuleState.enter(L)
         let name = m.kitString(at: 1) ?? "?"
+        // Outside any action no post is running (a nested one runs inside a receiver, an
+        // action): what a post that unwound (a strict violation, a limit) left behind goes, or a
+        // script repeating that would grow the list without end.
+        if m.world.actionDepth == 0 { m.kit.postTraces.removeAll() }
         let last = m.world.lastTrace
         m.kit.postTraces.append(
             Pending(
