@@ -151,8 +151,12 @@ public final class World {
         if pendingAbort != nil { throw StrictViolation(pendingAbort!) }  // (no copy when there is none)
     }
 
+    /// Begins an action; throws ``EngineError/nestedTooDeeply`` when ``maximumDispatchDepth``
+    /// actions already run nested (a tap, a control's sent actions or a simulated input counts as
+    /// a dispatch of its own: a Button whose action taps it stops at 100, as nested triggers do).
     func beginAction() throws {
         try checkPendingAbort()
+        guard actionDepth < Self.maximumDispatchDepth else { throw EngineError.nestedTooDeeply }
         if actionDepth == 0 && inputSteps == nil { driveSerial &+= 1 }
         actionDepth += 1
     }
