@@ -120,7 +120,8 @@ enum ControlsInput: ModuleBinding {
         }
     }
 
-    /// `blur(field)`: ends editing; nothing when not editing.
+    /// `blur(field)`: ends editing; nothing when not editing (returns `false` then, as an input
+    /// that performs nothing does).
     static let blur: LuaSwiftFunction = { L in
         let m = state(L)
         let node: Node
@@ -130,6 +131,10 @@ enum ControlsInput: ModuleBinding {
         case .success(let r): (node, c) = r
         }
         return m.kitInput("blur", node) {
+            guard c.isEditing else {
+                lua_pushboolean(L, 0)
+                return 1
+            }
             try endEditing(m, node, c)
             return m.performed()
         }

@@ -94,13 +94,13 @@ describe("TextField", function()
   it("focus and blur toggle editing; blur when not editing does nothing", function()
     local events = {}
     local tf = TextField "Name" { text = State(""), onEditingChanged = function(e) events[#events + 1] = e end }
-    blur(tf)
+    assert.is_false(blur(tf))
     assert.same({}, events)
     focus(tf)
     focus(tf)
     assert.same({ true }, events)
-    blur(tf)
-    blur(tf)
+    assert.is_true(blur(tf))
+    assert.is_false(blur(tf))
     assert.same({ true, false }, events)
   end)
 

@@ -69,7 +69,7 @@ describe("disabled controls", function()
     assert.equal("disabled", responder.lastTrace()[1].decision)
   end)
 
-  it("an enabled control's input returns true, or its value, never false", function()
+  it("an enabled control's input returns true, or its value; false only when it performed nothing", function()
     local text = State("")
     local field = TextField "Name" { text = text, onCommit = function() end }
     local seg = SegmentedControl { segments = { { title = "A" }, { title = "B" } } }
@@ -78,6 +78,8 @@ describe("disabled controls", function()
     assert.is_true(typeText(field, "abc"))
     assert.is_true(focus(field))
     assert.is_true(commit(field))
+    assert.is_false(blur(field))  -- commit ended editing: nothing to end, nothing performed
+    assert.is_true(focus(field))
     assert.is_true(blur(field))
     assert.is_true(selectSegment(seg, 2))
     assert.is_true(increment(up))
