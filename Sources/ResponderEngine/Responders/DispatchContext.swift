@@ -24,11 +24,12 @@ public struct DispatchContext {
 
     /// The node the responder (or subscriber) is registered on.
     public var node: Node { trace.path[nodeIndex] }
-    /// The node where the dispatch started (for a subscriber: the subscriber's node).
+    /// The node where the dispatch started (for a subscriber: the publisher's node).
     public var origin: Node { trace.path[0] }
     /// The fixed path of the dispatch, origin first, root last.
     ///
-    /// For a subscriber: from the subscriber's node to the root.
+    /// For a subscriber: the way the publication went, from the publisher's node down to the
+    /// subscriber's node (published events never bubble).
     public var path: [Node] { trace.path }
     /// The entry being run; `nil` for subscribers.
     public var entry: ResponderEntry? { entryStorage }

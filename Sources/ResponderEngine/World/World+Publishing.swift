@@ -58,7 +58,7 @@ extension World {
             }
         }
         try withExtendedLifetime(nodes) {
-            try deliver(event, to: selected, location: location, steps: &steps)
+            try deliver(event, to: selected, from: origin, location: location, steps: &steps)
         }
         // (one step per subscriber called: one removed during the publication is not counted)
         return steps.count
@@ -67,7 +67,7 @@ extension World {
     /// Calls each subscriber's body, recording a step per subscriber; errors they raise are
     /// reported from their node.
     private func deliver(
-        _ event: Value, to selected: [Subscriber], location: SourceLocation?,
+        _ event: Value, to selected: [Subscriber], from origin: Node, location: SourceLocation?,
         steps: inout [TraceStep]
     ) throws {
         for subscriber in selected {
@@ -79,12 +79,12 @@ extension World {
             var step = TraceStep(
                 node: node, index: index, responder: subscriber.label,
                 filter: subscriber.type, value: event, decision: .handled)
-            let scope = Trace(publication: event, path: node.pathToRoot, steps: [])
+            let scope = Trace(publication: event, path: Self.publicationPath(from: origin, to: node), steps: [])
             work.charge(scope.path.count)
             let result = subscriber.body(
                 event,
                 DispatchContext(
-                    trace: scope, nodeIndex: 0, entry: nil,
+                    trace: scope, nodeIndex: scope.path.count - 1, entry: nil,
                     world: self))
             if pendingAbort != nil { subscriber.stats?.note(.threw) }
             try checkPendingAbort()
@@ -110,6 +110,21 @@ extension World {
                 steps.append(step)
             }
         }
+    }
+
+    /// The way a publication went from the publisher's node `origin` down to the subscriber's
+    /// `node`, origin first (a subscriber's `ctx.path`; `ctx.origin` is where the publication
+    /// started, SPEC §2.4). When an earlier subscriber moved `node` out of `origin`'s subtree,
+    /// `[origin, node]`.
+    static func publicationPath(from origin: Node, to node: Node) -> [Node] {
+        var path: [Node] = []
+        var current: Node? = node
+        while let n = current {
+            path.append(n)
+            if n === origin { return path.reversed() }
+            current = n.parent
+        }
+        return node === origin ? [origin] : [origin, node]
     }
 
     /// On `root` itself only subscribers registered before the publisher (`sequence` below

@@ -185,3 +185,41 @@ describe("a subscriber registered with { once = true }", function()
     assert.equal(1, calls)
   end)
 end)
+
+describe("a subscriber's ctx", function()
+  it("has the publisher's node as origin and the way down as path (found by an acceptance probe)", function()
+    -- ctx.origin was the subscriber's own node and ctx.path ran from it up to the root
+    local item = View "Item"
+    local root = View "Root" { View "List" { item } }
+    local pub = root:publisher(Shake)
+    local seen
+    item:subscribe(Shake, function(_, ctx)
+      local names = {}
+      for i, n in ipairs(ctx.path) do names[i] = tostring(n) end
+      seen = { node = tostring(ctx.node), origin = tostring(ctx.origin), path = table.concat(names, " > ") }
+    end)
+    assert.equal(1, pub(Shake()))
+    assert.same({ node = "Item", origin = "Root", path = "Root > List > Item" }, seen)
+  end)
+
+  it("on the publisher's own node: a path of that node alone", function()
+    local root = View "Root"
+    local seen
+    root:subscribe(Shake, function(_, ctx) seen = { ctx.node, ctx.origin, #ctx.path } end)
+    local pub = root:publisher(Shake)
+    assert.equal(1, pub(Shake()))
+    assert.same({ root, root, 1 }, seen)
+  end)
+
+  it("of a node an earlier subscriber moved away: publisher's node, then the subscriber's", function()
+    local a, b = View "A", View "B"
+    local root = View "Root" { a, View "Box" { b } }
+    local elsewhere = View "Elsewhere"
+    local pub = root:publisher(Shake, { destination = "allLevels" })
+    a:subscribe(Shake, function() elsewhere:add(b) end)
+    local path
+    b:subscribe(Shake, function(_, ctx) path = ctx.path end)
+    assert.equal(2, pub(Shake()))
+    assert.same({ root, b }, path)
+  end)
+end)

@@ -62,9 +62,10 @@ describe("ctx outlives its dispatch", function()
     end
     churn()
     assert.equal("Sub", saved.node.name)
-    assert.equal("Sub", saved.origin.name)
+    assert.equal("Root", saved.origin.name)
     assert.equal(2, #saved.path)
-    assert.equal("Root", saved.path[2].name)
+    assert.equal("Root", saved.path[1].name)
+    assert.equal("Sub", saved.path[2].name)
   end)
 
   it("keeps a ctx from a nested dispatch", function()
