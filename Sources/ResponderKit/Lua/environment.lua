@@ -376,14 +376,19 @@ local function observe(node, prop, fn)
           if live then invoke(node, e, value, old) end
         end
       end,
+      -- the table's own keys, then the observed ones (one a rawset put in the table too is
+      -- given once: with it in both, the walk went from the store back into the table without end)
       __pairs = function(t)
+        local inStore = false
         return function(_, k)
-          if k == nil or rawget(t, k) ~= nil then
+          if not inStore then
             local nk, nv = next(t, k)
             if nk ~= nil then return nk, nv end
-            return next(store, nil)
+            inStore, k = true, nil
           end
-          return next(store, k)
+          local nk, nv = next(store, k)
+          while nk ~= nil and rawget(t, nk) ~= nil do nk, nv = next(store, nk) end
+          return nk, nv
         end, t, nil
       end,
       store = store, observers = observers,

@@ -90,6 +90,32 @@ describe("the trace of a post (SPEC §2.8: every top-level action records one)",
 end)
 
 describe("observe", function()
+  it("pairs over observed props gives every key once, also after a rawset of an observed key", function()
+    -- (the walk went from the observed keys back into the table's own without end: found by an
+    -- acceptance probe)
+    local n = View "N" { title = "a", other = 1 }
+    n:observe("title", function() end)
+    local function keys()
+      local seen, count = {}, 0
+      for k, v in pairs(n.props) do
+        count = count + 1
+        assert.is_true(count < 10, "pairs does not end")
+        seen[k] = v
+      end
+      return seen, count
+    end
+    local seen, count = keys()
+    assert.same({ title = "a", other = 1 }, seen)
+    assert.equal(2, count)
+    rawset(n.props, "title", "raw")
+    seen, count = keys()
+    assert.equal(2, count)
+    assert.equal(1, seen.other)
+    n.props.added = true
+    seen, count = keys()
+    assert.equal(3, count)
+  end)
+
   it("calls the observer with the new and old value", function()
     local n = View "N" { count = 1 }
     mount(n)
