@@ -23,6 +23,13 @@ enum ResponderBinding: ModuleBinding {
             return m.argError(Int(arg - 1), fname, "function", arg)
         }
         let fnIndex = arg
+        // two functions: the first stands where a type belongs (`receiveError(AlertableError, fn)`,
+        // a constructor function given for a type): argument #1 is wrong, not the options
+        if filter == nil && lua_type(L, arg + 1) == LUA_TFUNCTION {
+            return m.fail(
+                "bad argument #1 to '\(fname)' (\(wantKind.rawValue) type expected, got function; "
+                    + "a filter is a type made with \(wantKind == .event ? "Event" : "Error or AlertableError") \"Name\")")
+        }
         var id: String?
         var once = false
         if let failure = options(m, fname, Int(arg), arg + 1, &id, &once) { return failure }
@@ -192,10 +199,16 @@ enum ResponderBinding: ModuleBinding {
     static let requireExplicitResponders: LuaSwiftFunction = { L in
         let m = state(L)
         guard let node = m.node(at: 1) else { return m.argError(0, "requireExplicitResponders", "node", 1) }
-        guard lua_type(L, 2) == LUA_TBOOLEAN || lua_type(L, 2) == LUA_TNONE else {
+        // without an argument it reads the setting in effect, as safetyLevel() does (it turned
+        // the check back on: found by an acceptance probe)
+        if lua_type(L, 2) == LUA_TNONE {
+            lua_pushboolean(L, node.effectiveRequireExplicit ? 1 : 0)
+            return 1
+        }
+        guard lua_type(L, 2) == LUA_TBOOLEAN else {
             return m.argError(1, "requireExplicitResponders", "boolean", 2)
         }
-        node.requireExplicitResponders = lua_type(L, 2) == LUA_TNONE ? true : lua_toboolean(L, 2) != 0
+        node.requireExplicitResponders = lua_toboolean(L, 2) != 0
         lua_settop(L, 1)
         return 1
     }

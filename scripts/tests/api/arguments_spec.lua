@@ -65,6 +65,16 @@ describe("wrong arguments", function()
     assert.matches("bad argument #2 to 'handleEvent' %(function expected, got no value%)", msg)
   end)
 
+  it("a function where the filter type belongs is argument #1 (found by an acceptance probe)", function()
+    -- AlertableError is the function that declares alertable types, not a type: the message
+    -- blamed argument #2 as a bad options table
+    local n = View "N"
+    assert.matches("bad argument #1 to 'receiveError' %(error type expected, got function; a filter is a type made with Error or AlertableError \"Name\"%)",
+      errorOf(function() n:receiveError(AlertableError, function() end) end))
+    assert.matches("bad argument #1 to 'handleEvent' %(event type expected, got function",
+      errorOf(function() n:handleEvent(Event, function() end) end))
+  end)
+
   it("declarations check their kinds", function()
     local n = View "N"
     assert.matches("bad argument #1 to 'triggers' %(event type expected, got error type%)",

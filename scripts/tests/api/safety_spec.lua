@@ -398,6 +398,17 @@ describe("explicit responder check at mount (check 4)", function()
     assert.no_warnings(function() mount(root) end)
   end)
 
+  it("requireExplicitResponders() without an argument reads the setting in effect, as safetyLevel() does", function()
+    local root, grid, item = tree()
+    assert.is_true(item:requireExplicitResponders())
+    grid:requireExplicitResponders(false)
+    assert.is_false(item:requireExplicitResponders())
+    assert.is_false(grid:requireExplicitResponders())  -- (it turned the check back on)
+    assert.is_true(root:requireExplicitResponders())
+    assert.error_matches(function() grid:requireExplicitResponders(nil) end,
+      "bad argument #1 to 'requireExplicitResponders' (boolean expected, got nil)", nil, true)
+  end)
+
   it("requireExplicitResponders(true) nearer wins over false higher up", function()
     local root, grid, item = tree()
     item:triggers(ItemSelected)
