@@ -3,10 +3,11 @@ import CLuaShim
 
 /// What a failed protected call left: its traceback, its message and the limit it met.
 extension LuaRuntime {
-    /// The traceback recorded by the last failed protected call (cleared after reading).
+    /// The traceback recorded by the last failed protected call (cleared after reading), without
+    /// the frames of the host's own Lua chunks (``TracebackText``).
     public func takeTraceback() -> String? {
         luashim_push_last_traceback(L)
-        let tb = lua_type(L, -1) == LUA_TSTRING ? string(at: -1) : nil
+        let tb = lua_type(L, -1) == LUA_TSTRING ? string(at: -1).map(TracebackText.hidingHostFrames) : nil
         luashim_pop(L, 1)
         lua_pushnil(L)
         lua_setfield(L, luashim_registryindex(), "responder.lastTraceback")

@@ -51,3 +51,24 @@ describe("kit errors name the script line", function()
     check(e, at, "a timer is read-only")
   end)
 end)
+
+describe("tracebacks", function()
+  it("name no file of the kit's own (found by an acceptance probe)", function()
+    -- (they listed Sources/ResponderKit/Lua/async.lua lines the script cannot read)
+    local root = View "Root"
+    local got = {}
+    root:handleError(function(e) got[#got + 1] = e end)
+    local s = State(1)
+    root:onChange(s, function() error("in onChange") end)
+    mount(root)
+    task(function() sleep(1); error("in a task") end, { node = root })
+    s.value = 2
+    advance(1)
+    assert.equal(2, #got)
+    for _, e in ipairs(got) do
+      assert.matches("stack traceback:", e.traceback)
+      assert.is_nil(e.traceback:find("Sources/", 1, true), e.traceback)
+      assert.matches("error_places_spec.lua:%d+:", e.traceback)
+    end
+  end)
+end)
