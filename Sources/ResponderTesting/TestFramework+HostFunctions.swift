@@ -104,6 +104,19 @@ extension TestFramework {
         return 0
     }
 
+    /// `host.strict_count([kind])`: how many strict violations (of `kind`, or of any kind) the
+    /// world raised so far; `assert.warns` compares counts around its call.
+    static let strictCountFunction: LuaSwiftFunction = { L in
+        let rt = LuaRuntime.of(L)
+        let counts = rt.moduleState?.world.strictViolationCounts ?? [:]
+        if let name = rt.string(at: 1) {
+            lua_pushinteger(L, lua_Integer(ViolationKind(rawValue: name).flatMap { counts[$0] } ?? 0))
+        } else {
+            lua_pushinteger(L, lua_Integer(counts.values.reduce(0, +)))
+        }
+        return 1
+    }
+
     static let emitFunction: LuaSwiftFunction = { L in
         let rt = LuaRuntime.of(L)
         guard let session = TestSession.of(L), lua_type(L, 1) == LUA_TTABLE else { return 0 }

@@ -115,6 +115,7 @@ public enum TestFramework {
         fn("traceback", tracebackFunction)
         fn("begin", beginFunction)
         fn("silence_warning", silenceWarningFunction)
+        fn("strict_count", strictCountFunction)
         list("warning_kinds", ViolationKind.allCases.map(\.rawValue))
         fn("emit", emitFunction)
         fn("snapread", snapReadFunction)

@@ -53,6 +53,22 @@ struct TestCommandTests {
         #expect(!H.contains(r.stdout, "\u{1B}["))  // NO_COLOR
     }
 
+    @Test func assertWarnsWorksUnderSafetyStrict() throws {
+        // (under --safety strict every test using assert.warns errored: found by an acceptance probe)
+        let spec = """
+            local E = Event "E"
+            it("expects a violation", function()
+              assert.warns("unhandledEvent", function() View "X":trigger(E{}) end)
+            end)
+            it("still fails on one that was not expected", function() View "Y":trigger(E{}) end)
+            """
+        let dir = try H.folder(["warns_spec.lua": spec])
+        let r = try H.run(dir, ["--safety", "strict"])
+        #expect(r.status == 1)
+        #expect(H.lastLine(r.stdout) == "1 passed, 1 failed, 0 skipped")
+        #expect(H.contains(r.stdout, "unhandled event E{} from Y"))
+    }
+
     @Test func allPassingExitsZero() throws {
         let dir = try H.folder(["ok_spec.lua": "it('x', function() end)\n"])
         let r = try H.run(dir, [])

@@ -22,6 +22,9 @@ public final class World {
     public var defaultSafetyLevel: SafetyLevel = .relaxed
     /// The strict violation that is unwinding the current action, if any.
     @exclusivity(unchecked) public internal(set) var pendingAbort: Violation?
+    /// How many strict violations of each kind were raised so far (never reset: a test
+    /// framework compares counts before and after a call, as `assert.warns` does under strict).
+    public internal(set) var strictViolationCounts: [ViolationKind: Int] = [:]
     /// How many dispatches (and publications) are running, nested.
     @exclusivity(unchecked) public internal(set) var dispatchDepth = 0
     /// How many actions are running, nested.
@@ -207,7 +210,10 @@ public final class World {
             warningsMemory.charge(violation.cost)
             diagnostics(violation.warningLine)
         case .strict:
-            if pendingAbort == nil { pendingAbort = violation }
+            if pendingAbort == nil {
+                pendingAbort = violation
+                strictViolationCounts[violation.kind, default: 0] += 1
+            }
             throw StrictViolation(pendingAbort ?? violation)
         }
     }

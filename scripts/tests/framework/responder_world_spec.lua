@@ -43,6 +43,25 @@ describe("responder assertions", function()
     assert.is_false(ok)
   end)
 
+  it("warns takes a strict violation of that kind as the warning (found by an acceptance probe)", function()
+    -- under strict the violation raises instead of being recorded: assert.warns errored
+    local root = tree()
+    root:safetyLevel("strict")
+    mount(root)
+    assert.warns("unhandledEvent", function() root:trigger(Ping()) end)
+    assert.equal(0, #responder.warnings())
+    -- a strict violation of another kind, or any other error, still goes on
+    local ok, e = pcall(function() assert.warns("unhandledError", function() root:trigger(Ping()) end) end)
+    assert.is_false(ok)
+    assert.matches("unhandled event Ping{}", tostring(e))
+    ok, e = pcall(function() assert.warns("unhandledEvent", function() error("not a violation") end) end)
+    assert.is_false(ok)
+    assert.matches("not a violation", tostring(e))
+    -- and assert.no.warns fails for it
+    ok = pcall(function() assert.no.warns("unhandledEvent", function() root:trigger(Ping()) end) end)
+    assert.is_false(ok)
+  end)
+
   it("snapshots a trace", function()
     local _, item = tree()
     assert.snapshot("trace of ItemSelected", item:trigger(ItemSelected { item = "b" }).trace)
