@@ -277,7 +277,9 @@ local function advance(...)
     raise(fmt("advance(%s) would move the clock past the largest number (it is at %s)", tostring(seconds),
       tostring(now)))
   end
-  if advancing and costatus(advancing) ~= "dead" then
+  -- (also in a task's first slice, which runs when the task starts, before any advance: the
+  -- refusal depended on whether the task had slept yet; found by an acceptance probe)
+  if (advancing and costatus(advancing) ~= "dead") or next(stepping) ~= nil then
     raise("advance cannot be called inside a task, timer or callback that advance runs "
       .. "(sleep inside a task waits on the clock)")
   end
@@ -347,12 +349,23 @@ local function timer(fname, seconds, fn, repeats)
   local tm = setmetatable({}, TimerMT)
   local d = { interval = seconds, repeats = repeats, cancelled = false, fired = 0 }
   timerData[tm] = d
+  -- Fixed rate, as Foundation's Timer: each tick is due an interval after the one before was due,
+  -- not after fn returned; ticks missed while fn slept are skipped (every(1) with fn sleeping
+  -- 1.5 s ticks at 1, 3, 5; it drifted to 1, 3.5, 6: found by an acceptance probe).
+  local due = later(seconds)
   d.task = start(nil, function()
     repeat
-      sleep(seconds)
+      sleep(due > now and due - now or 0)
       if d.cancelled then return end
       d.fired = d.fired + 1
       fn(tm)
+      if repeats then
+        local nextDue = onGrid(due + seconds)
+        if nextDue < now then nextDue = onGrid(due + (math.floor((now - due) / seconds) + 1) * seconds) end
+        -- (beyond the grid an interval may no longer move the instant: then one from now)
+        if nextDue <= due then nextDue = later(seconds) end
+        due = nextDue
+      end
     until not repeats or d.cancelled
   end)
   return tm

@@ -76,6 +76,30 @@ describe("timers and free tasks", function()
     assert.same({ 1, 2, 3 }, ticks)
   end)
 
+  it("every keeps a fixed rate when its function sleeps, skipping the ticks it missed (found by an acceptance probe)", function()
+    -- (each tick came an interval after the function returned: 1, 3.5, 6)
+    local ticks = {}
+    local t = every(1, function() ticks[#ticks + 1] = now(); sleep(1.5) end)
+    advance(6)
+    assert.same({ 1, 3, 5 }, ticks)
+    t:cancel()
+    local exact = {}
+    every(0.5, function() exact[#exact + 1] = now(); sleep(0.5) end)
+    advance(2)
+    assert.same({ 6.5, 7, 7.5, 8 }, exact)  -- a function that ends as the next tick is due meets it
+  end)
+
+  it("advance is refused in a task's first slice too, as after a sleep (found by an acceptance probe)", function()
+    local first, later
+    task(function() first = { pcall(advance, 1) } end)
+    task(function() sleep(0); later = { pcall(advance, 1) } end)
+    advance(0)
+    assert.is_false(first[1])
+    assert.matches("advance cannot be called inside a task", first[2])
+    assert.is_false(later[1])
+    assert.equal(0, now())
+  end)
+
   it("a cancelled after never fires", function()
     local s = spy.new(function() end)
     after(1, function() s() end):cancel()
