@@ -69,6 +69,23 @@ struct TestCommandTests {
         #expect(H.contains(r.stdout, "unhandled event E{} from Y"))
     }
 
+    @Test func oneSnapshotNameForTwoTextsIsRefusedAlsoWhenUpdating() throws {
+        // (--update-snapshots passed both, writing one over the other, and the next run failed
+        // one: found by an acceptance probe)
+        let spec = """
+            it("list trace", function() assert.snapshot("trace", "event A{} from List") end)
+            it("grid trace", function() assert.snapshot("trace", "event B{} from Grid") end)
+            """
+        let dir = try H.folder(["collide_spec.lua": spec])
+        let update = try H.run(dir, ["--update-snapshots"])
+        #expect(update.status == 1)
+        #expect(H.lastLine(update.stdout) == "1 passed, 1 failed, 0 skipped")
+        #expect(H.contains(update.stdout, "Snapshot 'trace' was asserted earlier in this file with another text"))
+        let again = try H.run(dir, [])
+        #expect(H.lastLine(again.stdout) == "1 passed, 1 failed, 0 skipped")
+        #expect(H.contains(again.stdout, "grid trace"))
+    }
+
     @Test func allPassingExitsZero() throws {
         let dir = try H.folder(["ok_spec.lua": "it('x', function() end)\n"])
         let r = try H.run(dir, [])

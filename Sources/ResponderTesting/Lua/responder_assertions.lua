@@ -244,12 +244,28 @@ ctx.flush_snapshots = function()
   end
 end
 
+-- name -> text of the snapshots asserted so far in this file's run
+local asserted_snapshots = {}
+
 register("snapshot", function(negate, a)
   local name, value = a[1], a[2]
   if type(name) ~= "string" or name == "" or name:find("\n", 1, true) then
     raise("assert.snapshot(name, text) expects a one-line name")
   end
   local text = type(value) == "string" and value or tostring(value)
+  -- Snapshot names are per spec file: two assertions of one name with different texts would
+  -- overwrite each other under --update-snapshots, which then passed both and the next run
+  -- failed one (found by an acceptance probe); the second is refused, saying why.
+  local earlier = asserted_snapshots[name]
+  if earlier == nil then
+    asserted_snapshots[name] = text
+  elseif earlier ~= text then
+    return negate, {
+      message = "Snapshot '" .. name .. "' was asserted earlier in this file with another text: snapshot " ..
+        "names are per spec file (give this one a name of its own)",
+      diff = "--- earlier in this file\n+++ actual\n" .. diff_lines(split_lines(earlier), split_lines(text)),
+    }
+  end
   local snaps = load_snapshots()
   local stored = snaps[name]
   if stored == nil then
