@@ -138,7 +138,47 @@ package enum TestReport {
     }
 
     static func indent(_ s: String, _ prefix: String) -> String {
-        s.split(separator: "\n", omittingEmptySubsequences: false).map { prefix + $0 }.joined(separator: "\n")
+        lines(s).map { prefix + $0 }.joined(separator: "\n")
+    }
+
+    /// The lines of `s`, ended by LF, CR LF or a lone CR (split on Unicode scalars: Swift takes
+    /// CR LF for one `Character`, so splitting on "\n" left it inside a line, and a test name or
+    /// message with CR LF could start a TAP line of its own; found by an adversary probe).
+    static func lines(_ s: String) -> [String] {
+        var out: [String] = []
+        var line = String.UnicodeScalarView()
+        var afterCR = false
+        for scalar in s.unicodeScalars {
+            if scalar == "\n" && afterCR {
+                afterCR = false
+                continue
+            }
+            afterCR = scalar == "\r"
+            if scalar == "\n" || scalar == "\r" {
+                out.append(String(line))
+                line = String.UnicodeScalarView()
+            } else {
+                line.append(scalar)
+            }
+        }
+        out.append(String(line))
+        return out
+    }
+
+    /// `s` on one line for a TAP test line: control characters become spaces, `#` is escaped.
+    static func tapName(_ s: String) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in s.unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{85}" || scalar == "\u{2028}"
+                || scalar == "\u{2029}"
+            {
+                out.append(" ")
+            } else {
+                if scalar == "#" { out.append("\\") }
+                out.append(scalar)
+            }
+        }
+        return String(out)
     }
 
     static func formatSeconds(_ s: Double) -> String {
@@ -164,12 +204,12 @@ package enum TestReport {
     package static func tap(_ records: [TestRecord]) -> String {
         var out = "TAP version 13\n1..\(records.count)\n"
         for (i, r) in records.enumerated() {
-            let name = replacing(replacing(r.name, "\n", " "), "#", "\\#")
+            let name = tapName(r.name)
             switch r.status {
             case .passed:
                 out += "ok \(i + 1) - \(name)\n"
             case .skipped:
-                out += "ok \(i + 1) - \(name) # SKIP \(r.message ?? "pending")\n"
+                out += "ok \(i + 1) - \(name) # SKIP \(tapName(r.message ?? "pending"))\n"
             case .failed, .error:
                 out += "not ok \(i + 1) - \(name)\n"
                 out += "  ---\n"
@@ -182,9 +222,11 @@ package enum TestReport {
                 out += "  ...\n"
             }
             if let n = r.note {
-                for line in n.split(separator: "\n") { out += "# \(line)\n" }
+                for line in lines(n) where !line.isEmpty { out += "# \(line)\n" }
             }
-            for line in r.warnings { out += "# \(line)\n" }
+            for warning in r.warnings {
+                for line in lines(warning) { out += "# \(line)\n" }
+            }
         }
         return out
     }

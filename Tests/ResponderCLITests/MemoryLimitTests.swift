@@ -145,6 +145,38 @@ struct MemoryLimitTests {
             while true do b:addAction(f, { title = "t" }) b:addTarget(nil, "save") end
             """
         ),
+        // (one long Lua string kept by the engine again and again: uncharged, 300 uses of a
+        // 1 MiB string held 322 MB under a 16 MiB cap; found by an adversary probe)
+        (
+            "long strings in segments, action titles, selectors and publisher ids",
+            """
+            local t = string.rep("x", 1 << 20)
+            local E = Event "E"
+            local f = function() end
+            local keep = {}
+            local b = Button "B" { action = f }
+            while true do
+              keep[#keep + 1] = SegmentedControl { segments = { { title = t }, { title = "b", id = t } } }
+              b:addAction(f, { title = t })
+              b:addTarget(nil, t)
+              local n = View "N"
+              n:canPerform(t, f)
+              keep[#keep + 1] = n:publisher(E, { id = t })
+            end
+            """
+        ),
+        (
+            "segments, States and Bindings",
+            """
+            local keep = {}
+            while true do
+              local segs = {}
+              for i = 1, 100 do segs[i] = { title = "t" } end
+              keep[#keep + 1] = SegmentedControl { segments = segs }
+              for i = 1, 100 do local s = State(i) keep[#keep + 1] = s keep[#keep + 1] = s:binding() end
+            end
+            """
+        ),
     ]
 
     /// Runs `script` at the 32 MiB cap with the data segment limited to the cap plus the overhead.

@@ -198,6 +198,22 @@ struct TestCommandTests {
         #expect(H.lastLine(r.stderr) == "2 passed, 2 failed, 1 skipped")
     }
 
+    @Test func tapLinesCannotBeForgedByCRLFInNamesOrMessages() throws {
+        // (a passing test named "a\r\nnot ok 7 - injected\r\nBail out! stop" printed those two lines;
+        // found by an adversary probe)
+        let spec = """
+            it("a\\r\\nnot ok 7 - injected\\r\\nBail out! stop", function() end)
+            it("b", function() error("x\\r\\nnot ok 9 - forged\\rBail out!") end)
+            """
+        let dir = try H.folder(["inj_spec.lua": spec])
+        let r = try H.run(dir, ["--format", "tap"])
+        // every line that is not indented is one of TAP's own: the plan, the tests and comments
+        let lines = r.stdout.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+        #expect(!lines.contains { $0.hasPrefix("not ok 7") || $0.hasPrefix("not ok 9") || $0.hasPrefix("Bail out!") })
+        #expect(lines.contains("ok 1 - a  not ok 7 - injected  Bail out! stop"))
+        #expect(lines.contains("not ok 2 - b"))
+    }
+
     @Test func junitFormatIsWellFormedXML() throws {
         let dir = try H.folder([
             "a_spec.lua": mixedSpec + "it('<&\"quoted\">', function() error('<boom & \"x\">') end)\n"

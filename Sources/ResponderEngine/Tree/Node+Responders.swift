@@ -66,10 +66,9 @@ extension Node {
         type: ValueType, destination: PublishingDestination = .lastLevel,
         id: String? = nil
     ) -> Publisher {
-        let publisher = Publisher(type: type, destination: destination, id: id, node: self)
+        let publisher = Publisher(type: type, destination: destination, id: id, node: self, meter: meter)
         publisher.sequence = nextPublishingSequence()
         ensureExtras().publishers.append(publisher)
-        charge(publisher.cost)
         return publisher
     }
 
@@ -109,8 +108,9 @@ extension Node {
         count: Int = 1, action: TapAction.Action, id: String? = nil,
         isHidden: Bool = false
     ) {
-        ensureExtras().tapActions.append(TapAction(count: count, action: action, id: id, isHidden: isHidden))
-        charge(TapAction.cost)
+        let tapAction = TapAction(count: count, action: action, id: id, isHidden: isHidden)
+        ensureExtras().tapActions.append(tapAction)
+        charge(tapAction.bytes)
     }
 
     /// Removes the tap actions with identifier `id`.
@@ -118,7 +118,7 @@ extension Node {
         guard let extras else { return }
         extras.tapActions.removeAll {
             guard $0.id == id else { return false }
-            release(TapAction.cost)
+            release($0.bytes)
             return true
         }
     }
@@ -126,7 +126,7 @@ extension Node {
     /// Removes every tap action.
     public func removeTapActions() {
         guard let extras else { return }
-        release(extras.tapActions.count * TapAction.cost)
+        release(extras.tapActions.reduce(0) { $0 + $1.bytes })
         extras.tapActions.removeAll()
     }
 }

@@ -185,7 +185,7 @@ extension ControlsBinding {
 
         // the control
         let k = m.kit.kitCreating(node)
-        let c = ControlState(kind: kind)
+        let c = ControlState(kind: kind, meter: m.world.meter)
         k.control = c
         if let i = fields["disabled"] {
             switch m.disabledSetting(for: node, at: i, field: "disabled") {
@@ -258,7 +258,9 @@ extension ControlsBinding {
                 kitRawField(L, -3, "id")
                 let segId = lua_type(L, -1) == LUA_TSTRING ? m.runtime.string(at: -1) : nil
                 luashim_pop(L, 4)
-                c.segments.append((segTitle, action, segId))
+                c.insertSegment((segTitle, action, segId), at: c.segments.count)
+                // over the cap: the rest is not copied (the limit is raised once this returns)
+                if m.runtime.control.pointee.memoryExceeded != 0 { break }
             }
             if let si = fields["selected"] { c.selectedSegment = Int(luashim_tointeger(L, si, nil)) }
         }

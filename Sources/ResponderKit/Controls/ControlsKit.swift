@@ -69,6 +69,9 @@ final class KitSlot {
         self.slot = m.storeFunction(node, at: index)
     }
 
+    /// Estimated bytes of a slot object (its handle, weak node reference and slot number).
+    static let cost = MemoryMeter.Cost.object(24)
+
     /// Pushes the value (nil when the node or its userdata is gone).
     func push(_ m: ModuleState) {
         guard let node else {
@@ -123,6 +126,32 @@ final class ControlHandler {
         self.title = title
         self.kind = kind
         self.direction = direction
+    }
+
+    /// Estimated bytes of the entry's strings (id, title, selector) kept out of line.
+    var textCost: Int {
+        var bytes = id.map(MemoryMeter.Cost.string) ?? 0
+        bytes += title.map(MemoryMeter.Cost.string) ?? 0
+        if case .target(_, let selector) = kind { bytes += MemoryMeter.Cost.string(selector) }
+        return bytes
+    }
+
+    /// The entry's strings, charged while it lives (a 1 MiB id, title or selector given 300
+    /// times held 322 MB under a 16 MiB cap; found by an adversary probe).
+    private var textMemory = MemoryAccount(nil)
+
+    /// Charges the strings to `meter` (once; ``rechargeText()`` after they change).
+    func chargeText(to meter: MemoryMeter?) {
+        guard textMemory.meter == nil, let meter else { return }
+        textMemory = MemoryAccount(meter)
+        textMemory.charge(textCost)
+    }
+
+    /// Brings the charge in line with the strings after an entry was replaced in place.
+    func rechargeText() {
+        let now = textCost
+        if now > textMemory.bytes { textMemory.charge(now - textMemory.bytes) }
+        if now < textMemory.bytes { textMemory.release(textMemory.bytes - now) }
     }
 }
 
@@ -201,21 +230,53 @@ final class ControlState {
     var canIncrement = true
     var canDecrement = true
     /// SegmentedControl.
-    var segments: [(title: String, action: KitSlot?, id: String?)] = []
+    /// The segments; add them with ``insertSegment(_:at:)`` (which charges them).
+    private(set) var segments: [(title: String, action: KitSlot?, id: String?)] = []
     var selectedSegment: Int?
+    /// Segments with their titles and ids (300 segments sharing one 1 MiB title held 322 MB
+    /// under a 16 MiB cap, and segments were not charged at all; found by an adversary probe).
+    private var segmentMemory: MemoryAccount
 
-    init(kind: ControlKind) { self.kind = kind }
+    init(kind: ControlKind, meter: MemoryMeter?) {
+        self.kind = kind
+        segmentMemory = MemoryAccount(meter)
+    }
+
+    /// Inserts a segment at `index` (0-based; `segments.count` appends), charging it (a slot for
+    /// its action whether it has one or not: `setAction` may give it one).
+    func insertSegment(_ segment: (title: String, action: KitSlot?, id: String?), at index: Int) {
+        segments.insert(segment, at: index)
+        segmentMemory.charge(
+            MemoryMeter.Cost.arraySlot * 5 + KitSlot.cost + MemoryMeter.Cost.string(segment.title)
+                + (segment.id.map(MemoryMeter.Cost.string) ?? 0))
+    }
+
+    /// Replaces segment `index`'s action (0-based).
+    func setSegmentAction(_ action: KitSlot?, at index: Int) { segments[index].action = action }
 }
 
 /// The kit's data about one node: its control state, dispatch table and `canPerform` actions.
 final class NodeKit {
     weak var node: Node?
     var control: ControlState?
-    var handlers: [ControlHandler] = [] { didSet { memory.sync(count: handlers.count + performers.count) } }
+    var handlers: [ControlHandler] = [] {
+        didSet {
+            memory.sync(count: handlers.count + performers.count)
+            // entries are appended one at a time: the last one's strings (charged once)
+            handlers.last?.chargeText(to: meter)
+        }
+    }
     /// `canPerform` declarations; `token` names each for the handle `canPerform` returned.
+    /// Their selectors are charged by ``chargeSelector(_:)`` and ``releaseSelector(_:)``.
     var performers: [(selector: String, fn: KitSlot, token: Int)] = [] {
         didSet { memory.sync(count: handlers.count + performers.count) }
     }
+    private let meter: MemoryMeter?
+    private var selectorMemory: MemoryAccount
+    /// Charges a performer's selector when it is added.
+    func chargeSelector(_ selector: String) { selectorMemory.charge(MemoryMeter.Cost.string(selector)) }
+    /// Releases a performer's selector when it is removed.
+    func releaseSelector(_ selector: String) { selectorMemory.release(MemoryMeter.Cost.string(selector)) }
     /// The node's `.disabled` setting for its subtree (SPEC §2.10), or nil.
     var disabled: DisabledSetting?
     /// Whether the script gave an action an id of the generated form (`action#7`): only then
@@ -229,7 +290,9 @@ final class NodeKit {
 
     init(node: Node, meter: MemoryMeter) {
         self.node = node
+        self.meter = meter
         self.memory = KitListMemory(meter, entryCost: Self.entryCost)
+        self.selectorMemory = MemoryAccount(meter)
     }
 
     /// Estimated bytes of a handler or performer (its object, its slot object, the list slot).

@@ -105,7 +105,7 @@ enum SegmentedControlMethods {
             return m.fail("bad argument #1 to 'insertSegment' (field 'id' must be a string)")
         }
         let action = m.isCallable(at: ai) ? KitSlot(m, node: node, valueAt: ai) : nil
-        c.segments.insert((title, action, id), at: at - 1)
+        c.insertSegment((title, action, id), at: at - 1)
         if let selected = c.selectedSegment, selected >= at { c.selectedSegment = selected + 1 }
         lua_settop(L, 1)
         return 1
@@ -128,7 +128,7 @@ enum SegmentedControlMethods {
         guard luashim_isnoneornil(L, 3) || m.isCallable(at: 3) else {
             return m.argError(2, "setAction", "function or nil", 3)
         }
-        c.segments[i - 1].action = m.isCallable(at: 3) ? KitSlot(m, node: node, valueAt: 3) : nil
+        c.setSegmentAction(m.isCallable(at: 3) ? KitSlot(m, node: node, valueAt: 3) : nil, at: i - 1)
         lua_settop(L, 1)
         return 1
     }

@@ -38,7 +38,11 @@ enum KitHandles {
         guard let node = m.node(at: luashim_upvalueindex(2)), let k = m.kit.kit(node) else { return 0 }
         let token = Int(luashim_tointeger(L, luashim_upvalueindex(3), nil))
         k.handlers.removeAll { $0.token == token }
-        k.performers.removeAll { $0.token == token }
+        k.performers.removeAll { p in
+            guard p.token == token else { return false }
+            k.releaseSelector(p.selector)
+            return true
+        }
         return 0
     }
 }

@@ -96,6 +96,7 @@ enum TargetAction: ModuleBinding {
             existing.title = title
             existing.kind = action
             existing.direction = nil
+            existing.rechargeText()
         } else {
             k.handlers.append(ControlHandler(event: event, id: actionId, title: title, kind: action))
         }
@@ -322,6 +323,7 @@ enum TargetAction: ModuleBinding {
             k.performers[i].token = token
         } else {
             k.performers.append((selector, slot, token))
+            k.chargeSelector(selector)
         }
         // the handle's cancel() removes this declaration (not one that replaced it since)
         m.push(node)
