@@ -214,6 +214,16 @@ struct TestCommandTests {
         #expect(lines.contains("not ok 2 - b"))
     }
 
+    @Test func aReportThatCannotBeWrittenFailsTheRun() throws {
+        // (a full disk was only seen when the file was closed, and ignored: exit 0 with an empty
+        // report; found by an adversary probe)
+        guard access("/dev/full", W_OK) == 0 else { return }
+        let dir = try H.folder(["ok_spec.lua": "it('x', function() end)\n"])
+        let r = try H.run(dir, ["--format", "junit", "--output-file", "/dev/full"])
+        #expect(r.status == 2)
+        #expect(H.contains(r.stderr, "error: cannot write the report to '/dev/full': No space left on device"))
+    }
+
     @Test func junitFormatIsWellFormedXML() throws {
         let dir = try H.folder([
             "a_spec.lua": mixedSpec + "it('<&\"quoted\">', function() error('<boom & \"x\">') end)\n"

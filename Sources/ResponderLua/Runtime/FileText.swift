@@ -89,9 +89,13 @@ public enum FileText {
     @discardableResult
     public static func write(_ text: String, to path: String) -> Bool {
         guard let f = fopen(path, "wb") else { return false }
-        defer { fclose(f) }
         var t = text
-        return t.withUTF8 { fwrite($0.baseAddress, 1, $0.count, f) == $0.count }
+        let wrote = t.withUTF8 { fwrite($0.baseAddress, 1, $0.count, f) == $0.count }
+        // (what fwrite buffered is written by fflush: a full disk is only seen there; the report
+        // went to /dev/full with exit 0: found by an adversary probe)
+        let flushed = fflush(f) == 0
+        let closed = fclose(f) == 0
+        return wrote && flushed && closed
     }
 
     /// The folder part of a path (`.` when none).
