@@ -28,7 +28,8 @@ enum ResponderBinding: ModuleBinding {
         if filter == nil && lua_type(L, arg + 1) == LUA_TFUNCTION {
             return m.fail(
                 "bad argument #1 to '\(fname)' (\(wantKind.rawValue) type expected, got function; "
-                    + "a filter is a type made with \(wantKind == .event ? "Event" : "Error or AlertableError") \"Name\")")
+                    + "a filter is a type made with \(wantKind == .event ? "Event" : "Error or AlertableError") \"Name\")"
+            )
         }
         var id: String?
         var once = false
