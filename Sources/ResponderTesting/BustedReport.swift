@@ -91,16 +91,19 @@ package enum BustedReport {
         var out = ""
         for (i, r) in records.enumerated() {
             let n = i + 1
+            // (names on one line and every message line a comment, CR LF and lone CR included:
+            // a test name or message cannot start a TAP line of its own)
+            let name = TestReport.tapName(r.name, escapingHash: false)
             switch r.status {
             case .passed:
-                out += "ok \(n) - \(r.name)\n"
+                out += "ok \(n) - \(name)\n"
             case .skipped:
-                let m = pendingMessage(r) ?? r.name
+                let m = pendingMessage(r).map { TestReport.tapName($0, escapingHash: false) } ?? name
                 out += "ok \(n) - # SKIP \(m)\n"
             case .failed, .error:
-                out += "not ok \(n) - \(r.name)\n"
-                if let where_ = failurePlace(r) { out += "# \(where_)\n" }
-                out += "# Failure message: " + TestReport.replacing(message(r), "\n", "\n# ") + "\n"
+                out += "not ok \(n) - \(name)\n"
+                if let where_ = failurePlace(r) { out += "# \(TestReport.tapName(where_, escapingHash: false))\n" }
+                out += "# Failure message: " + TestReport.lines(message(r)).joined(separator: "\n# ") + "\n"
             }
         }
         out += "1..\(records.count)\n"

@@ -165,8 +165,9 @@ package enum TestReport {
         return out
     }
 
-    /// `s` on one line for a TAP test line: control characters become spaces, `#` is escaped.
-    static func tapName(_ s: String) -> String {
+    /// `s` on one line for a TAP test line: control characters and line separators become
+    /// spaces; with `escapingHash`, `#` (TAP's directive mark) is escaped.
+    static func tapName(_ s: String, escapingHash: Bool = true) -> String {
         var out = String.UnicodeScalarView()
         for scalar in s.unicodeScalars {
             if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{85}" || scalar == "\u{2028}"
@@ -174,7 +175,7 @@ package enum TestReport {
             {
                 out.append(" ")
             } else {
-                if scalar == "#" { out.append("\\") }
+                if escapingHash && scalar == "#" { out.append("\\") }
                 out.append(scalar)
             }
         }
@@ -232,20 +233,6 @@ package enum TestReport {
     }
 
     static func yamlString(_ s: String) -> String { jsonString(s) }
-
-    /// Replaces every occurrence of `target` (no Foundation).
-    static func replacing(_ s: String, _ target: String, _ replacement: String) -> String {
-        guard !target.isEmpty else { return s }
-        var out = ""
-        var rest = s[...]
-        while let r = rest.firstRange(of: target) {
-            out += rest[..<r.lowerBound]
-            out += replacement
-            rest = rest[r.upperBound...]
-        }
-        out += rest
-        return out
-    }
 
     // MARK: JUnit
 

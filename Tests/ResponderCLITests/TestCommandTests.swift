@@ -212,6 +212,14 @@ struct TestCommandTests {
         #expect(!lines.contains { $0.hasPrefix("not ok 7") || $0.hasPrefix("not ok 9") || $0.hasPrefix("Bail out!") })
         #expect(lines.contains("ok 1 - a  not ok 7 - injected  Bail out! stop"))
         #expect(lines.contains("not ok 2 - b"))
+        // busted's TAP handler too
+        let busted = try H.run(dir, ["-o", "TAP"])
+        let bustedLines = busted.stdout.split(omittingEmptySubsequences: false) {
+            $0 == "\n" || $0 == "\r" || $0 == "\r\n"
+        }
+        #expect(
+            !bustedLines.contains { $0.hasPrefix("not ok 7") || $0.hasPrefix("not ok 9") || $0.hasPrefix("Bail out!") })
+        #expect(bustedLines.contains("not ok 2 - b"))
     }
 
     @Test func aReportThatCannotBeWrittenFailsTheRun() throws {
