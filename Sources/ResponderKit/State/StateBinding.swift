@@ -42,7 +42,7 @@ final class BindingBox {
         self.isCustom = isCustom
         observersMemory = KitListMemory(meter, entryCost: KitObserver.cost)
         boxMemory = MemoryAccount(meter)
-        boxMemory.charge(StateBox.cost)
+        boxMemory.charge(StateBox.cost)  // (a box of the same size as a State's)
     }
 }
 

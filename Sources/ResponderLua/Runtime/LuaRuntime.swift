@@ -345,10 +345,14 @@ public final class LuaRuntime {
         return nil
     }
 
+    /// How the host's own chunks are named: `=` and this (their source paths in the repository),
+    /// which is also how their frames begin in a traceback (after a tab).
+    static let hostChunkPrefix = "Sources/"
+
     /// Whether a chunk's source name is one of the host's own chunks (`=Sources/…`).
     static func isHostChunk(_ source: UnsafePointer<CChar>?) -> Bool {
-        guard let source else { return false }
-        return strncmp(source, "=Sources/", 9) == 0
+        guard let source, source[0] == UInt8(ascii: "=") else { return false }
+        return strncmp(source + 1, hostChunkPrefix, hostChunkPrefix.utf8.count) == 0
     }
 
     /// The chunk name `scriptLocation` returned last, keyed by the source string's address and

@@ -9,7 +9,7 @@
 enum TracebackText {
     /// `traceback` (luaL_traceback's text) without the host's own frames.
     static func hidingHostFrames(_ traceback: String) -> String {
-        guard traceback.contains("\tSources/") else { return traceback }
+        guard traceback.contains(hostFrame) else { return traceback }
         let lines = traceback.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard let start = lines.firstIndex(of: "stack traceback:") else { return traceback }
         let frames = Array(lines[(start + 1)...])
@@ -27,8 +27,7 @@ enum TracebackText {
         }
         // the tail calls below a hidden frame happened inside the host too
         for i in frames.indices where frames[i] == tailCalls && i > 0 && hidden[i - 1] { hidden[i] = true }
-        guard hidden.contains(false), frames.indices.contains(where: { !hidden[$0] && !isCFrame(frames[$0]) })
-        else { return traceback }
+        guard frames.indices.contains(where: { !hidden[$0] && !isCFrame(frames[$0]) }) else { return traceback }
         var out = Array(lines[...start])
         var i = 0
         while i < frames.count {
@@ -50,7 +49,9 @@ enum TracebackText {
 
     private static let tailCalls = "\t(...tail calls...)"
 
-    private static func isHostFrame(_ line: String) -> Bool { line.hasPrefix("\tSources/") }
+    /// How a frame of a host chunk begins (``LuaRuntime/hostChunkPrefix``).
+    private static let hostFrame = "\t" + LuaRuntime.hostChunkPrefix
+    private static func isHostFrame(_ line: String) -> Bool { line.hasPrefix(hostFrame) }
     private static func isCFrame(_ line: String) -> Bool { line.hasPrefix("\t[C]: ") }
 
     /// `function 'advance'` or `method 'onChange'` from a frame line that names the function as
