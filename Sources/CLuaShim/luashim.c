@@ -541,11 +541,17 @@ void luashim_open_sandbox(lua_State *L) {
     lua_pop(L, 1);
 }
 
+#include <errno.h>
 #include <stdio.h>
 #include <unistd.h>
 void luashim_write_stderr(const char *s, size_t n) { fflush(stdout); fwrite(s, 1, n, stderr); fflush(stderr); }
 void luashim_write_stdout(const char *s, size_t n) { fwrite(s, 1, n, stdout); }
 void luashim_flush_stdout(void) { fflush(stdout); }
+int luashim_stdout_failed(void) {
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) return errno != 0 ? errno : -1;
+    return 0;
+}
 int luashim_isatty(int fd) { return isatty(fd); }
 
 /* ---------------- objects ---------------- */

@@ -28,20 +28,20 @@ struct Responder: ParsableCommand {
         do {
             var command = try parseAsRoot(arguments)
             try command.run()
-            Glibc.exit(0)
+            ProcessExit.exit(0)
         } catch let code as ExitCode {
-            Glibc.exit(code.rawValue)
+            ProcessExit.exit(code.rawValue)
         } catch {
             let status = exitCode(for: error)
             if status == .success {
                 print(fullMessage(for: error))
-                Glibc.exit(0)
+                ProcessExit.exit(0)
             }
             Stderr.write(lowercasedErrorPrefix(fullMessage(for: error)) + "\n")
             if status == .validationFailure {
-                Glibc.exit(2)
+                ProcessExit.exit(2)
             }
-            Glibc.exit(status.rawValue)
+            ProcessExit.exit(status.rawValue)
         }
     }
 }

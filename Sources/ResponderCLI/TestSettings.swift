@@ -53,10 +53,13 @@ extension TestSettings {
         let configPath = busted.configFile ?? ".busted"
         if busted.configFile != nil || FileText.isFile(configPath) {
             do {
-                config = try BustedConfig.load(configPath, task: busted.task).options
+                config = try BustedConfig.load(
+                    configPath, task: busted.task,
+                    timeoutSeconds: scenario.limits.timeoutSeconds ?? LuaLimits.defaultTimeoutSeconds
+                ).options
             } catch {
                 Stderr.write("error: \(error.message)\n")
-                throw ExitCode(2)
+                throw ExitCode(error.isLimit ? 3 : 2)
             }
         } else if let task = busted.task {
             Stderr.write("error: Task `\(task)` not found: there is no .busted file\n")

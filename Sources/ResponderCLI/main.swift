@@ -10,12 +10,11 @@ import ResponderTesting
 let arguments = Array(CommandLine.arguments.dropFirst())
 if let fast = FastRun.parse(arguments) {
     // `responder run FILE …` with plain options: skip the general parser (start-up time).
-    Console.flush()
-    exit(fast.execute())
+    ProcessExit.exit(fast.execute())
 }
 if let settings = FastTest.parse(arguments) {
     // `responder test [PATH…]` without options: every value at its default
-    exit(FastTest.execute(settings))
+    ProcessExit.exit(FastTest.execute(settings))
 }
 if let options = FastWorker.parse(arguments) {
     // a worker of `responder test`, with the arguments its parent wrote: skip the general parser

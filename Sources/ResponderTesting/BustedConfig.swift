@@ -48,10 +48,14 @@ public struct BustedConfig: Sendable {
     /// Why a `.busted` file could not be used.
     public struct Problem: Error, Sendable {
         public let message: String
+        /// Whether a sandbox limit stopped the file (exit status 3, as for a script).
+        public var isLimit = false
     }
 
-    /// Reads `path` and picks `task` (nil: `default`, when the file has one).
-    public static func load(_ path: String, task: String?) throws(Problem) -> BustedConfig {
+    /// Reads `path` and picks `task` (nil: `default`, when the file has one). The file runs under
+    /// a budget of its own (10 M instructions, 64 MiB) and the run's wall-clock limit,
+    /// `timeoutSeconds`.
+    public static func load(_ path: String, task: String?, timeoutSeconds: Double) throws(Problem) -> BustedConfig {
         let bytes: [UInt8]
         switch FileText.read(path) {
         case .success(let b): bytes = b
@@ -59,7 +63,8 @@ public struct BustedConfig: Sendable {
         }
         let runtime: LuaRuntime
         do {
-            runtime = try LuaRuntime(limits: LuaLimits(maxInstructions: 10_000_000, maxMemoryMiB: 64))
+            runtime = try LuaRuntime(
+                limits: LuaLimits(maxInstructions: 10_000_000, maxMemoryMiB: 64, timeoutSeconds: timeoutSeconds))
         } catch {
             throw Problem(message: "cannot read \(path): \(error.message)")
         }
@@ -67,8 +72,11 @@ public struct BustedConfig: Sendable {
         if let failure = runtime.load(bytes, chunkname: "@" + path) {
             throw Problem(message: "failed loading config file `\(path)`: \(failure.message)")
         }
+        runtime.startTimeout()
+        defer { runtime.stopTimeout() }
         if let failure = runtime.call(0, 1) {
-            throw Problem(message: "failed loading config file `\(path)`: \(failure.message)")
+            throw Problem(
+                message: "failed loading config file `\(path)`: \(failure.message)", isLimit: failure.isLimit)
         }
         let L = runtime.L
         defer { lua_settop(L, 0) }

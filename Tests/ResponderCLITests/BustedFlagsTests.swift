@@ -339,6 +339,23 @@ struct BustedFlagsTests {
         #expect(H.contains(missing.stderr, "Task `nope` not found"))
     }
 
+    /// A `.busted` file runs under the sandbox's limits: a loop stops at its instruction budget,
+    /// a long C call at the run's `--timeout` (it hung on; found by an adversary probe), and
+    /// either exits 3 as every limit does (it exited 2).
+    @Test func bustedFileLimitsExit3() throws {
+        let spec = ["x_spec.lua": "it('x', function() end)\n"]
+        let loop = try H.folder(spec.merging([".busted": "while true do end\n"]) { a, _ in a })
+        let r = try H.run(loop, [])
+        #expect(r.status == 3, "\(r.stderr)")
+        #expect(H.contains(r.stderr, "failed loading config file `.busted`: .busted:1: instruction limit exceeded"))
+        let slow = try H.folder(
+            spec.merging([".busted": "return { x = ('a'):rep(20000):find('.-.-.-b') }\n"]) { a, _ in a })
+        let s = try H.run(slow, ["--timeout", "1"])
+        #expect(s.status == 3, "\(s.stderr)")
+        #expect(H.contains(s.stderr, ".busted:1: time limit exceeded (1 s) in C function 'find'"), "\(s.stderr)")
+        #expect(!H.contains(s.stdout, "passed"))
+    }
+
     @Test func lpathLoadsLuaSourceOnlyHelperAndStatements() throws {
         let dir = try H.folder([
             "vendor/pure.lua": "return { name = 'pure' }\n",

@@ -24,6 +24,27 @@ struct RunCommandTests {
         #expect(r.stderr == "")
     }
 
+    /// Output that cannot reach standard output (a full disk: /dev/full) is an error, not
+    /// silence: exit status 2 and the reason, for `run`, `test` and `--help` alike; a failing
+    /// status is kept (found by an adversary probe: exit 0).
+    @Test(.enabled(if: access("/dev/full", W_OK) == 0))
+    func fullStandardOutputIsAnError() throws {
+        let dir = try H.folder([
+            "p.lua": "print('hello')\n", "e.lua": "print('hello')\nerror('boom')\n",
+            "q_spec.lua": "it('x', function() end)\n",
+        ])
+        for (args, status) in [
+            (["run", "p.lua"], Int32(2)), (["test", "q_spec.lua"], 2), (["--help"], 2), (["run", "e.lua"], 1),
+        ] {
+            let r = try H.shell(args, in: dir, prefix: "", setup: "exec >/dev/full; ")
+            #expect(r.status == status, "\(args): \(H.show(r))")
+            #expect(H.contains(r.stderr, "error: cannot write to standard output"), "\(args): \(H.show(r))")
+        }
+        let fine = try H.shell(["run", "p.lua"], in: dir, prefix: "", setup: "exec >/dev/null; ")
+        #expect(H.exited(fine, 0), "\(H.show(fine))")
+        #expect(fine.stderr == "")
+    }
+
     @Test func argIsSetAsTheLuaInterpreterSetsIt() throws {
         let script = """
             print(arg[0])

@@ -265,6 +265,9 @@ uint32_t luashim_claim_owner(const unsigned char *claims, size_t index);
 void luashim_write_stderr(const char *s, size_t n);
 void luashim_write_stdout(const char *s, size_t n);
 void luashim_flush_stdout(void);
+/** Flushes stdout: 0 when everything written to it reached it, else the errno of the failure
+ *  (-1 when it is no longer known: an earlier write failed). */
+int luashim_stdout_failed(void);
 int luashim_isatty(int fd);
 /** Bytes allocated on the C heap (glibc's mallinfo2: arena chunks plus mmapped blocks, which
  *  large arrays and tables get), for memory measurements; 0 where the C

@@ -78,10 +78,14 @@ HandleMT.__tostring = function(h)
   return fmt("Handle(%s%s)", d and d.kind or "?", d and d.cancelled and ", cancelled" or "")
 end
 -- A handle whose cancel removes `entry` from the array `l` (by identity).
-local function listHandle(kind, l, entry)
+-- A handle that removes `entry` from the list `l`; a list left empty leaves `owner[key]` too
+-- (onReceive with a new name each time kept one empty list per name, also after cancelling:
+-- found by an adversary probe).
+local function listHandle(kind, l, entry, owner, key)
   local h = setmetatable({}, HandleMT)
   handleData[h] = { kind = kind, cancelled = false, remove = function()
     for i = #l, 1, -1 do if l[i] == entry then tremove(l, i) end end
+    if owner and l[1] == nil and owner[key] == l then owner[key] = nil end
   end }
   return h
 end
@@ -311,9 +315,10 @@ local function onReceive(node, name, fn, opts)
   if type(name) ~= "string" then argerr(1, "onReceive", "notification name (string)", name) end
   checkFn(2, "onReceive", fn)
   local entry = { fn = fn, object = objectOption(3, "onReceive", opts) }
-  local l = list(list(kit(node), "receivers"), name)
+  local receivers = list(kit(node), "receivers")
+  local l = list(receivers, name)
   l[#l + 1] = entry
-  return listHandle("onReceive", l, entry)
+  return listHandle("onReceive", l, entry, receivers, name)
 end
 -- post(name, payload [, { object = x }]): handlers get (payload, note) with
 -- note = { name, object, payload }; a receiver registered with an object gets only posts

@@ -107,6 +107,46 @@ describe("timers and free tasks", function()
     assert.spy(s).was.called(0)
   end)
 
+  it("cancelled timers are released at once, not kept until their due time (found by an adversary probe)", function()
+    collectgarbage()
+    local base = collectgarbage("count")
+    for _ = 1, 20000 do after(1000, function() end):cancel() end
+    collectgarbage()
+    collectgarbage()
+    -- (kept until due, 20,000 of them held about 10 MB)
+    assert.is_true(collectgarbage("count") - base < 1024, "KB kept: " .. (collectgarbage("count") - base))
+    -- the queue still works: live timers among cancelled ones fire in order
+    local log = {}
+    local keep = {}
+    for i = 1, 200 do
+      local t = after(i, function() log[#log + 1] = i end)
+      if i % 3 ~= 0 then t:cancel() else keep[#keep + 1] = i end
+    end
+    advance(300)
+    assert.same(keep, log)
+  end)
+
+  it("a task that calls responder.reset() ends cancelled at its next sleep (found by an adversary probe)", function()
+    local log = {}
+    local t = task(function()
+      sleep(1)
+      responder.reset()
+      log[#log + 1] = "after reset " .. now()
+      sleep(1)
+      log[#log + 1] = "never"
+    end)
+    advance(5)
+    assert.same({ "after reset 0" }, log)
+    assert.equal("cancelled", t.state)
+    assert.is_true(t.isCancelled)
+    assert.equal(0, now())
+    -- the new world's clock and tasks work
+    local u = task(function() sleep(1); log[#log + 1] = "fresh " .. now() end)
+    advance(1)
+    assert.equal("finished", u.state)
+    assert.same({ "after reset 0", "fresh 1" }, log)
+  end)
+
   it("task runs a free task with the AsyncButton callbacks on its node", function()
     local log = {}
     local root = View "Root"
@@ -171,6 +211,24 @@ describe("notifications with objects", function()
     h:cancel()
     assert.is_true(h.isCancelled)
     post("x")
+    assert.spy(s).was.called(1)
+  end)
+
+  it("cancelled receivers of many names are released (found by an adversary probe)", function()
+    local root = View "Root"
+    mount(root)
+    collectgarbage()
+    local base = collectgarbage("count")
+    for i = 1, 20000 do root:onReceive("n" .. i, function() end):cancel() end
+    collectgarbage()
+    collectgarbage()
+    assert.is_true(collectgarbage("count") - base < 1024, "KB kept: " .. (collectgarbage("count") - base))
+    -- a name whose receivers were all cancelled takes new ones
+    local s = spy.new(function() end)
+    local h1 = root:onReceive("x", function() end)
+    h1:cancel()
+    root:onReceive("x", function() s() end)
+    assert.equal(1, post("x"))
     assert.spy(s).was.called(1)
   end)
 
