@@ -148,18 +148,17 @@ extension ExploreHost {
             lua_pushinteger(L, lua_Integer(index))
             m.push(m.world.root)
             luashim_push_swift_function(L, ExploreHost.drawFunction)
-            if let failure = runtime.call(3, 1) { return callFailure(failure) }
-            var draws: [ExploreDraw] = []
-            for i in 0..<Int(lua_rawlen(L, -1)) {
-                _ = lua_rawgeti(L, -1, lua_Integer(i + 1))
-                if lua_type(L, -1) == LUA_TSTRING {
-                    draws.append(.text(runtime.string(at: -1) ?? ""))
-                } else {
-                    draws.append(.int(Int64(luashim_tointeger(L, -1, nil))))
-                }
-                luashim_pop(L, 1)
+            let explore = top + 1
+            if let failure = runtime.call(3, 1) {
+                // the values drawn before the action raised, so that its replay draws them too
+                // (they were lost: the failure read as "not deterministic"; found by an
+                // acceptance probe)
+                lua_settop(L, explore)
+                kitRawField(L, explore, "lastDraws")
+                action.draws = lua_type(L, -1) == LUA_TTABLE ? readDraws(at: -1) : []
+                return callFailure(failure)
             }
-            action.draws = draws
+            action.draws = readDraws(at: -1)
             return nil
         }
         // replay: explore.perform(name, draws)
@@ -176,6 +175,22 @@ extension ExploreHost {
         }
         if let failure = runtime.call(2, 0) { return callFailure(failure) }
         return nil
+    }
+
+    /// The drawn values in the list at `index` (texts and integers).
+    private func readDraws(at index: Int32) -> [ExploreDraw] {
+        let L = runtime.L
+        var draws: [ExploreDraw] = []
+        for i in 0..<Int(lua_rawlen(L, index)) {
+            _ = lua_rawgeti(L, index, lua_Integer(i + 1))
+            if lua_type(L, -1) == LUA_TSTRING {
+                draws.append(.text(runtime.string(at: -1) ?? ""))
+            } else {
+                draws.append(.int(Int64(luashim_tointeger(L, -1, nil))))
+            }
+            luashim_pop(L, 1)
+        }
+        return draws
     }
 
     /// `rand(lo, hi)` for custom actions' draws: from the explorer's generator.

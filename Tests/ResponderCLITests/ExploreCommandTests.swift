@@ -262,6 +262,26 @@ struct ExploreCommandTests {
         #expect(run.status == 1 && H.contains(run.stdout, "invariant 'fewer than 12 rows' does not hold"))
     }
 
+    /// An action that raises after drawing keeps its draws: the failure replays, is shrunk and
+    /// written (it was called "not deterministic"; found by an acceptance probe).
+    @Test func aCustomActionThatRaisesAfterDrawingIsReplayedWithItsDraws() throws {
+        let script = """
+            mount(View "Root")
+            explore.action("pick", function(root, draw)
+              local a = draw.int(1, 5)
+              local b = draw.pick { "x", "y" }
+              if a == 5 and b == "y" then error("drew five and y") end
+            end)
+            """
+        let dir = try H.folder(["d.lua": script])
+        let out = try H.run(dir, ["d.lua", "--seed", "3"])
+        #expect(out.status == 1, "\(out.stdout)")
+        #expect(!H.contains(out.stdout, "not deterministic"), "\(out.stdout)")
+        #expect(H.minimalSequence(out.stdout) == [#"explore.perform("pick", { 5, 2 })"#], "\(out.stdout)")
+        let run = try H.run(dir, ["explore-3_spec.lua"], command: "test")
+        #expect(run.status == 1 && H.contains(run.stdout, "drew five and y"), "\(run.stdout)")
+    }
+
     @Test func runningTasksAreAdvancedAndCancelled() throws {
         let script = """
             local done = State(0)

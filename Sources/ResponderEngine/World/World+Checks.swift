@@ -91,8 +91,11 @@ extension World {
         return false
     }
 
-    /// Check 5: each subscriber on `node` needs a publisher for its type or an ancestor type on
-    /// an ancestor, or on `node` itself registered after the subscriber (the position rule).
+    /// Check 5: each subscriber on `node` needs a publisher that can reach it on an ancestor, or
+    /// on `node` itself registered after the subscriber (the position rule): one for its type or
+    /// an ancestor type (which may publish values of the subscriber's type), or for a subtype
+    /// (whose values the subscriber's filter matches; it was flagged though it delivered: found
+    /// by an acceptance probe).
     func checkSubscribers(of node: Node) throws {
         guard !node.subscribers.isEmpty, !violationsDisabled(at: node) else { return }
         for subscriber in node.subscribers {
@@ -100,7 +103,7 @@ extension World {
             var found = false
             while let current = candidate, !found {
                 found = current.publishers.contains {
-                    $0.type.isSame(orAncestorOf: subscriber.type)
+                    ($0.type.isSame(orAncestorOf: subscriber.type) || subscriber.type.isSame(orAncestorOf: $0.type))
                         && (current !== node || $0.sequence > subscriber.sequence)
                 }
                 candidate = current.parent

@@ -407,6 +407,7 @@ local function freeTask(fn, opts)
     end
     node = rawget(opts, "node")
     if node ~= nil and not isNode(node) then raise(fmt("bad option 'node' to 'task' (node expected, got %s)", kindName(node))) end
+    if node ~= nil then kit(node).freeTasks = true end  -- (kit data: the disappear hook runs for the node)
   end
   return start(node, fn)
 end
@@ -485,17 +486,22 @@ local function startPressed(node, action)
   if not running[node] then start(node, action, nil, true) end
 end
 
--- An AsyncButton that leaves the mounted tree (not moved within it) cancels its task, as
--- ButtonKit's button does when it disappears: the task wakes with a CancellationError while the
--- button is still in place, so its ended and changed callbacks reach the ancestors it had. (A
--- button runs one task at a time: a press while it runs is refused.)
+-- A node that leaves the mounted tree (not moved within it) cancels its tasks: an AsyncButton's,
+-- as ButtonKit's button does when it disappears, and those `task(fn, { node = n })` started on
+-- it, as SwiftUI's `.task` is cancelled when its view disappears (they ran on, and the ancestors
+-- that heard them start never heard them end: found by an acceptance probe). Each task wakes
+-- with a CancellationError while the node is still in place, so its ended and changed callbacks
+-- reach the ancestors it had.
 local function disappear(node, moving)
   disappearHook(node, moving)
   if moving or not running[node] then return end
+  local mine = {}
   for t in next, live do
     local d = data[t]
-    if d and d.node == node and d.ofButton then cancel(t); return end
+    if d and d.node == node then mine[#mine + 1] = t end
   end
+  table.sort(mine, function(a, b) return data[a].id < data[b].id end)
+  for i = 1, #mine do cancel(mine[i]) end
 end
 
 local function AsyncButton(title)

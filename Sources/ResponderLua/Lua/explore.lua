@@ -127,9 +127,11 @@ local function makeDraw(source)
   }
 end
 
--- Runs custom action i with random draws (rand(lo, hi) from the explorer); returns the draws.
+-- Runs custom action i with random draws (rand(lo, hi) from the explorer); returns the draws,
+-- also kept as E.lastDraws for when the action raises.
 function E.run(i, root, rand)
   local args = {}
+  E.lastDraws = args
   local draw = makeDraw(function(kind, lo, hi)
     local v
     if kind == "int" then v = rand(lo, hi) else v = E.texts[rand(1, #E.texts)] end

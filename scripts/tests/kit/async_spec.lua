@@ -329,6 +329,35 @@ describe("tasks the script ends from inside", function()
     assert.is_nil(after)
   end)
 
+  it("a free task's node leaving the mounted tree cancels its tasks, as a button's (found by an acceptance probe)", function()
+    local log = {}
+    local row = View "Row"
+    local root = View "Root" { row }
+    root:onAsyncTaskEnded(function(t) log[#log + 1] = "ended " .. t.id .. " " .. t.state end)
+    root:onAsyncTaskChanged(function(t) log[#log + 1] = "changed " .. tostring(t and t.state) end)
+    mount(root)
+    local ran = false
+    local t1 = task(function() sleep(3); ran = true end, { node = row })
+    local t2 = task(function() sleep(5); ran = true end, { node = row })
+    local other = task(function() sleep(1) end, { node = root })
+    row:remove()
+    assert.equal("cancelled", t1.state)
+    assert.equal("cancelled", t2.state)
+    -- (changed(nil): no task of Row runs any more)
+    assert.same({ "changed running", "changed running", "changed running", "ended 1 cancelled", "ended 2 cancelled",
+      "changed nil" }, log)
+    advance(10)
+    assert.is_false(ran)
+    assert.equal("finished", other.state)
+    -- moved within the tree: it runs on
+    local a, b = View "A", View "B"
+    root:add(a); root:add(b)
+    local moved = task(function() sleep(1) end, { node = a })
+    b:add(a)
+    advance(1)
+    assert.equal("finished", moved.state)
+  end)
+
   it("a button moved within the mounted tree keeps its task running", function()
     local done = false
     local button = AsyncButton "Go" { action = function() sleep(1); done = true end }
