@@ -130,8 +130,10 @@ struct ExploreCommand: ParsableCommand {
         let text = ExploreSpec.text(
             finding, script: file, scenarioPath: ExploreSpec.relativePath(file, from: output), seed: seed,
             replay: replay, safety: sandbox.safety)
-        guard FileText.write(text, to: path) else {
-            Stderr.write("error: cannot write the spec to '\(path)': \(String(cString: strerror(errno)))\n")
+        // (as snapshots: never through a symbolic link, never over a file that is not a spec
+        // this command wrote)
+        if let failure = FileText.writeGuarded(Array(text.utf8), to: path, header: ExploreSpec.header) {
+            Stderr.write("error: cannot write the spec to '\(path)': \(failure)\n")
             return
         }
         finding.specPath = path

@@ -179,8 +179,13 @@ extension TestSettings {
 
         var selection = TestDiscovery.Selection(recursive: resolved.recursive)
         do {
-            if !resolved.patterns.isEmpty { selection.pattern = try LuaPatternMatcher(resolved.patterns) }
-            if !resolved.excludePatterns.isEmpty { selection.exclude = try LuaPatternMatcher(resolved.excludePatterns) }
+            let seconds = scenario.limits.timeoutSeconds ?? LuaLimits.defaultTimeoutSeconds
+            if !resolved.patterns.isEmpty {
+                selection.pattern = try LuaPatternMatcher(resolved.patterns, timeoutSeconds: seconds)
+            }
+            if !resolved.excludePatterns.isEmpty {
+                selection.exclude = try LuaPatternMatcher(resolved.excludePatterns, timeoutSeconds: seconds)
+            }
         } catch {
             Stderr.write("error: --pattern: \(error.message)\n")
             throw ExitCode(2)
@@ -228,9 +233,14 @@ extension TestSettings {
         var coverageData = CoverageData()
         let stopAtFailure = !resolved.run.keepGoing
         var lastProgress = 0.0
+        var keptText = 0
         pool.run(
             files,
-            record: { index, record in
+            record: { index, received in
+                // (bounded: beyond a budget of kept text, long texts are cut short)
+                var record = received
+                keptText += record.textBytes
+                if keptText > TestRecord.keptTextBudget { record.clipTexts(to: TestRecord.lateTextLimit) }
                 perFile[index].append(record)
                 running.add(record)
                 if live && !progress { Console.out(TestReport.mark(record, style)) }

@@ -10,6 +10,9 @@ package enum ExploreSpec {
     /// The spec's file name for a seed.
     package static func fileName(seed: UInt64) -> String { "explore-\(seed)_spec.lua" }
 
+    /// How every spec starts: an existing file without it is never replaced.
+    package static let header = "-- Found by:"
+
     /// The spec text. `scenarioPath` is the script's path relative to the spec's folder.
     /// `replay` is the command line that finds it again (``ExploreOptions/replayCommand``);
     /// `safety`, the level the exploration ran with, is given to `explore.scenario` unless it is
@@ -20,7 +23,7 @@ package enum ExploreSpec {
     ) -> String {
         let base = script.split(separator: "/").last.map(String.init) ?? script
         let firstLine = f.minimalFailure.message.split(separator: "\n").first.map(String.init) ?? ""
-        var out = "-- Found by: \(replay.replacingNewlines) (run \(f.run + 1), step \(f.step))\n"
+        var out = "\(header) \(replay.replacingNewlines) (run \(f.run + 1), step \(f.step))\n"
         out += "-- Shrunk from \(f.original.count) to \(f.minimal.count) actions in \(f.replays) replays.\n"
         out += "-- Fails with: \(firstLine.replacingNewlines)\n"
         out += "describe(\(ExploreAction.quote("explore \(base) seed \(seed)")), function()\n"

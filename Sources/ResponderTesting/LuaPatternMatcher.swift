@@ -9,13 +9,18 @@ public final class LuaPatternMatcher {
     private let runtime: LuaRuntime
     public let patterns: [String]
 
-    /// Checks every pattern once; throws the first malformed one's error.
-    public init(_ patterns: [String]) throws(LuaFailure) {
-        runtime = try LuaRuntime(limits: LuaLimits(maxInstructions: 100_000_000, maxMemoryMiB: 64))
+    /// Checks every pattern once; throws the first malformed one's error. Each match runs under
+    /// the wall-clock limit `timeoutSeconds`: a pattern can take exponential time on a long name
+    /// (`.-.-.-.-x` on 200 letters), in C code no instruction count sees, and file discovery hung
+    /// past `--timeout` (found by an adversary probe).
+    public init(_ patterns: [String], timeoutSeconds: Double = LuaLimits.defaultTimeoutSeconds) throws(LuaFailure) {
+        runtime = try LuaRuntime(
+            limits: LuaLimits(maxInstructions: 100_000_000, maxMemoryMiB: 64, timeoutSeconds: timeoutSeconds))
         self.patterns = patterns
         if let failure = runtime.load(
             PackageResources.pattern_find_lua,
-            chunkname: TestFrameworkLua.chunkPrefix + "pattern_find.lua")
+            // (named for what it does: a time limit met in it names this chunk)
+            chunkname: "=matching a file name pattern")
         {
             throw failure
         }
@@ -32,6 +37,8 @@ public final class LuaPatternMatcher {
         lua_getglobal(L, "__find")
         runtime.pushString(text)
         runtime.pushString(pattern)
+        runtime.startTimeout()
+        defer { runtime.stopTimeout() }
         if let failure = runtime.call(2, 1) { return .failure(failure) }
         let r = lua_toboolean(L, -1) != 0
         luashim_pop(L, 1)

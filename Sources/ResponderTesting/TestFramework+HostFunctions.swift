@@ -272,6 +272,20 @@ extension TestFramework {
     static let snapReadFunction: LuaSwiftFunction = { L in
         let rt = LuaRuntime.of(L)
         guard let path = rt.string(at: 1) else { return 0 }
+        lua_getfield(L, luashim_registryindex(), snapshotPathKey)
+        let allowed = rt.string(at: -1)
+        luashim_pop(L, 1)
+        // the spec file's own snapshots only, never through a symbolic link (the text read shows
+        // in failure messages)
+        for (bad, why) in [
+            (path != allowed, "snapshots are read from \(allowed ?? "?") only"),
+            (FileText.isSymbolicLink(FileText.directory(of: path)), "its folder is a symbolic link (refused)"),
+            (FileText.isSymbolicLink(path), "it is a symbolic link (refused)"),
+        ] where bad {
+            lua_pushnil(L)
+            rt.pushString(why)
+            return 2
+        }
         switch FileText.read(path) {
         case .success(let bytes):
             bytes.withUnsafeBufferPointer { buf in
@@ -284,21 +298,34 @@ extension TestFramework {
         }
     }
 
+    /// The registry key of the spec file's snapshot path: the only file `snapwrite` writes.
+    static let snapshotPathKey = "responder.snapshotPath"
+
+    /// The first line of every snapshot file: an existing file without it is never replaced.
+    static let snapshotHeader = "# responder snapshots"
+
     static let snapWriteFunction: LuaSwiftFunction = { L in
         let rt = LuaRuntime.of(L)
-        guard let path = rt.string(at: 1), let text = rt.string(at: 2) else { return 0 }
-        let dir = FileText.directory(of: path)
-        if !FileText.isDirectory(dir), mkdir(dir, 0o755) != 0 {
+        guard let path = rt.string(at: 1), let text = rt.bytes(at: 2) else { return 0 }
+        lua_getfield(L, luashim_registryindex(), snapshotPathKey)
+        let allowed = rt.string(at: -1)
+        luashim_pop(L, 1)
+        func refuse(_ why: String) -> Int32 {
             lua_pushnil(L)
-            rt.pushString(String(cString: strerror(errno)))
+            rt.pushString(why)
             return 2
         }
-        if FileText.write(text, to: path) {
-            lua_pushboolean(L, 1)
-            return 1
+        // (whatever code reaches this function writes the spec file's own snapshots only)
+        guard path == allowed else { return refuse("snapshots are written to \(allowed ?? "?") only") }
+        let dir = FileText.directory(of: path)
+        var st = stat()
+        if lstat(dir, &st) != 0, mkdir(dir, 0o755) != 0 {
+            return refuse(String(cString: strerror(errno)))
         }
-        lua_pushnil(L)
-        rt.pushString(String(cString: strerror(errno)))
-        return 2
+        if let failure = FileText.writeGuarded(text, to: path, header: snapshotHeader, guardedFolder: dir) {
+            return refuse(failure)
+        }
+        lua_pushboolean(L, 1)
+        return 1
     }
 }

@@ -131,6 +131,8 @@ public enum TestFramework {
         fn("rawglobal", rawGlobalFunction)
         string("file", path)
         string("snapshot_path", snapshotPath(for: path))
+        runtime.pushString(snapshotPath(for: path))
+        lua_setfield(L, luashim_registryindex(), snapshotPathKey)
         flag("plain", plain)
         flag("update_snapshots", options.updateSnapshots)
         list("filters", options.filters.filter { !$0.isEmpty })

@@ -23,7 +23,9 @@ enum TestProtocol {
 
     /// A record as the bytes of the line a worker writes (with its newline): `R`, then the
     /// fields, tab-separated; an optional field is `-` when absent, else `=` and the escaped text.
-    static func encodeBytes(_ r: TestRecord) -> [UInt8] {
+    static func encodeBytes(_ record: TestRecord) -> [UInt8] {
+        var r = record
+        r.clipTexts(to: TestRecord.textLimit)
         var out: [UInt8] = []
         out.reserveCapacity(96 + r.name.utf8.count + r.suite.utf8.count + r.test.utf8.count)
         out.append(UInt8(ascii: "R"))

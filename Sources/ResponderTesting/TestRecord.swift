@@ -75,6 +75,38 @@ public struct TestRecord: Sendable, Equatable {
         self.duration = duration
     }
 
+    /// The longest text of a record a worker sends (its first characters and how many were left
+    /// out): a test's 40 MiB message was kept whole by the parent for every file (768 MB for 60
+    /// files at `--max-memory 32`) and took the parent seconds to read (found by an adversary
+    /// probe).
+    public static let textLimit = TextClip.fields
+    /// What the parent keeps of each text once it holds ``keptTextBudget`` bytes of records.
+    public static let lateTextLimit = 1024
+    /// The bytes of record text the parent keeps whole over a run: beyond, texts are cut to
+    /// ``lateTextLimit`` (part of the fixed overhead the memory cap leaves the host).
+    public static let keptTextBudget = 32 << 20
+
+    /// Cuts every text longer than `limit` bytes (``TextClip/clip(_:to:)``).
+    public mutating func clipTexts(to limit: Int) {
+        func clip(_ text: inout String) {
+            if text.utf8.count > limit { text = TextClip.clip(text, to: limit) }
+        }
+        func clip(_ text: inout String?) {
+            if let t = text, t.utf8.count > limit { text = TextClip.clip(t, to: limit) }
+        }
+        clip(&name)
+        clip(&suite)
+        clip(&test)
+        clip(&message)
+        clip(&location)
+        clip(&defined)
+        clip(&diff)
+        clip(&trace)
+        clip(&traceback)
+        clip(&note)
+        for i in warnings.indices { clip(&warnings[i]) }
+    }
+
     /// Bytes of the record's texts plus a fixed estimate for the record itself (for memory
     /// accounting).
     public var textBytes: Int {

@@ -356,6 +356,18 @@ struct BustedFlagsTests {
         #expect(!H.contains(s.stdout, "passed"))
     }
 
+    /// Matching a file name pattern that takes exponential time stops at `--timeout` with exit
+    /// 3 (discovery hung on; found by an adversary probe).
+    @Test func aSlowFileNamePatternStopsAtTheTimeout() throws {
+        let dir = try H.folder([
+            "ok_spec.lua": "it('x', function() end)\n",
+            String(repeating: "a", count: 200) + "_spec.lua": "",
+        ])
+        let r = try H.run(dir, ["-p", ".-.-.-.-.-.-.-.-.-.-.-.-x", "--timeout", "1"])
+        #expect(r.status == 3, "\(r.stderr)")
+        #expect(H.contains(r.stderr, "matching a file name pattern:4: time limit exceeded (1 s)"), "\(r.stderr)")
+    }
+
     @Test func lpathLoadsLuaSourceOnlyHelperAndStatements() throws {
         let dir = try H.folder([
             "vendor/pure.lua": "return { name = 'pure' }\n",

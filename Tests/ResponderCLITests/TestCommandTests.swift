@@ -385,6 +385,85 @@ struct TestCommandTests {
         #expect(H.lastLine(r.stdout) == "1 passed, 0 failed, 0 skipped")
     }
 
+    /// A record's long texts are cut where the worker sends them: the parent kept every file's
+    /// whole message (768 MB for 60 files at `--max-memory 32`) and read a 40 MiB one for
+    /// seconds, until the worker was stopped as if its file ran out of time (found by an
+    /// adversary probe).
+    @Test func longMessagesAreCutBeforeTheParentKeepsThem() throws {
+        let dir = try H.folder([
+            "a_spec.lua": "it('long', function() error(('x'):rep(8 * 1024 * 1024), 0) end)\n",
+            "b_spec.lua": "it('long too', function() error(('y'):rep(8 * 1024 * 1024), 0) end)\n",
+        ])
+        for format in ["pretty", "json", "junit", "tap"] {
+            let r = try H.run(dir, ["--format", format, "--timeout", "20"])
+            #expect(r.status == 1, "\(format): \(r.stderr)")
+            #expect(H.contains(r.stdout, "more characters)"), "\(format)")
+            // (16 MiB of messages whole)
+            #expect(r.stdout.utf8.count < 8 * TestRecord.textLimit, "\(format): \(r.stdout.utf8.count) bytes")
+        }
+    }
+
+    /// A block whose name is not text is an error, as under busted, never a block that vanishes
+    /// with its failing tests (exit 0: found by an adversary probe); numbers are names.
+    @Test func blocksNamedWithNoTextAreErrors() throws {
+        let dir = try H.folder([
+            "a_spec.lua": "describe('ok', function() it({}, function() error('x') end) end)\n",
+            "b_spec.lua":
+                "it(setmetatable({}, { __tostring = function() return 'n' end }), function() error('y') end)\n",
+            "c_spec.lua": "describe(true, function() it('t', function() error('z') end) end)\n",
+            "d_spec.lua": "it(12, function() end)\npending(print)\n",
+        ])
+        let r = try H.run(dir, [])
+        #expect(r.status == 1, "\(r.stdout)")
+        #expect(
+            H.contains(r.stdout, "a_spec.lua:1: bad argument #1 to 'it' (string expected, got table)"), "\(r.stdout)")
+        #expect(
+            H.contains(r.stdout, "b_spec.lua:1: bad argument #1 to 'it' (string expected, got table)"), "\(r.stdout)")
+        #expect(
+            H.contains(r.stdout, "c_spec.lua:1: bad argument #1 to 'describe' (string expected, got boolean)"),
+            "\(r.stdout)")
+        #expect(H.lastLine(r.stdout) == "1 passed, 3 failed, 1 skipped", "\(r.stdout)")
+    }
+
+    /// A suite from a repository cannot make `responder test` write or read another file through
+    /// its snapshots: a symbolic link as the snapshot file or folder is refused, and so is a file
+    /// that is not a snapshot file (a plain run overwrote the file a link named: found by an
+    /// adversary probe). Text that is not UTF-8 round-trips byte for byte (it was stored lossily,
+    /// passed once and failed ever after).
+    @Test func snapshotsNeverFollowLinksNorReplaceOtherFiles() throws {
+        let spec = "it('snap', function() assert.snapshot('x', 'attacker text') end)\n"
+        let dir = try H.folder(["s/s_spec.lua": spec, "outside/victim.txt": "precious\n"])
+        mkdir(dir + "/s/__snapshots__", 0o755)
+        symlink("../../outside/victim.txt", dir + "/s/__snapshots__/s_spec.snap")
+        for args in [["s"], ["s", "--update-snapshots"]] {
+            let r = try H.run(dir, args)
+            #expect(r.status == 1, "\(r.stdout)")
+            #expect(H.contains(r.stdout, "it is a symbolic link (refused)"), "\(r.stdout)")
+            #expect(H.read(dir + "/outside/victim.txt") == "precious\n")
+        }
+        // a folder link
+        unlink(dir + "/s/__snapshots__/s_spec.snap")
+        rmdir(dir + "/s/__snapshots__")
+        symlink("../outside", dir + "/s/__snapshots__")
+        var r = try H.run(dir, ["s"])
+        #expect(r.status == 1 && H.contains(r.stdout, "its folder is a symbolic link (refused)"), "\(r.stdout)")
+        #expect(!FileText.isFile(dir + "/outside/s_spec.snap"))
+        // a file that is not a snapshot file (a hard link, say) is not replaced
+        unlink(dir + "/s/__snapshots__")
+        mkdir(dir + "/s/__snapshots__", 0o755)
+        _ = FileText.write("precious\n", to: dir + "/s/__snapshots__/s_spec.snap")
+        r = try H.run(dir, ["s", "--update-snapshots"])
+        #expect(r.status == 1 && H.contains(r.stdout, "is not a file this tool wrote"), "\(r.stdout)")
+        #expect(H.read(dir + "/s/__snapshots__/s_spec.snap") == "precious\n")
+        // bytes that are not UTF-8 round-trip
+        unlink(dir + "/s/__snapshots__/s_spec.snap")
+        _ = FileText.write("it('snap', function() assert.snapshot('x', 'caf\\233') end)\n", to: dir + "/s/s_spec.lua")
+        for _ in 0..<2 {
+            r = try H.run(dir, ["s"])
+            #expect(r.status == 0, "\(r.stdout)")
+        }
+    }
+
     /// Exit status 3 comes from a limit the runner saw, wherever it stopped the file (a helper,
     /// `-e`, a plain script), never from a test's own message that reads like one.
     @Test func onlyARealLimitMakesTheStatusThree() throws {

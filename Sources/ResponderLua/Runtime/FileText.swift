@@ -98,6 +98,68 @@ public enum FileText {
         return wrote && flushed && closed
     }
 
+    /// Writes `text` to `path` the way files a test suite names are written (snapshots, the
+    /// specs `explore` writes): never through a symbolic link (in the file's name or, with
+    /// `guardedFolder`, that folder's), only to a regular file, and over an existing non-empty
+    /// file only when it starts with `header`. A repository could ship
+    /// `__snapshots__/x_spec.snap -> ~/.bashrc`, and a plain `responder test` replaced that file
+    /// (found by an adversary probe). Returns nil when written, else why not.
+    public static func writeGuarded(
+        _ bytes: [UInt8], to path: String, header: String? = nil, guardedFolder: String? = nil
+    ) -> String? {
+        if let folder = guardedFolder, isSymbolicLink(folder) {
+            return "\(folder) is a symbolic link (refused: it could point anywhere)"
+        }
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
+        if fd < 0 {
+            if errno == ELOOP { return "it is a symbolic link (refused: it could point anywhere)" }
+            if errno == ENXIO { return "it is not a regular file" }
+            return String(cString: strerror(errno))
+        }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            return "it is not a regular file"
+        }
+        if let header, st.st_size > 0 {
+            var start = [UInt8](repeating: 0, count: header.utf8.count)
+            let n = pread(fd, &start, start.count, 0)
+            guard n == start.count, start.elementsEqual(header.utf8) else {
+                close(fd)
+                return "it exists and is not a file this tool wrote (it does not start with '\(header)')"
+            }
+        }
+        guard ftruncate(fd, 0) == 0 else {
+            let why = String(cString: strerror(errno))
+            close(fd)
+            return why
+        }
+        let failure: String? = bytes.withUnsafeBufferPointer { buf in
+            var offset = 0
+            while offset < buf.count {
+                #if canImport(Glibc)
+                    let n = Glibc.write(fd, buf.baseAddress! + offset, buf.count - offset)
+                #else
+                    let n = Darwin.write(fd, buf.baseAddress! + offset, buf.count - offset)
+                #endif
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return String(cString: strerror(errno))
+                }
+                offset += n
+            }
+            return nil
+        }
+        if close(fd) != 0, failure == nil { return String(cString: strerror(errno)) }
+        return failure
+    }
+
+    /// True when `path` itself (not what it points to) is a symbolic link.
+    public static func isSymbolicLink(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK
+    }
+
     /// The folder part of a path (`.` when none).
     public static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }

@@ -287,6 +287,14 @@ public final class LuaRuntime {
         }
     }
 
+    /// The bytes of the string at `index` (strings only), as they are: no UTF-8 decoding.
+    public func bytes(at index: Int32) -> [UInt8]? {
+        guard lua_type(L, index) == LUA_TSTRING else { return nil }
+        var len = 0
+        guard let p = luashim_tolstring(L, index, &len) else { return nil }
+        return p.withMemoryRebound(to: UInt8.self, capacity: len) { Array(UnsafeBufferPointer(start: $0, count: len)) }
+    }
+
     /// `tostring(value)` in protected mode (never raises).
     public func describe(_ index: Int32) -> String {
         luashim_tostring(L, index)

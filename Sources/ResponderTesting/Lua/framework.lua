@@ -511,6 +511,12 @@ local function register(descriptor, attributes, alias)
     elseif fn == nil then
       fn = attributes and attributes.default_fn
     end
+    -- a name that is no text makes a block without a name: busted reports an error; it vanished
+    -- here, with its tests (a failing test gave exit 0: found by an adversary probe)
+    local kind = type(name)
+    if not is_hook and kind ~= "string" and kind ~= "number" and kind ~= "nil" then
+      error(string.format("bad argument #1 to '%s' (string expected, got %s)", alias or descriptor, kind), 2)
+    end
     local location = host.where()
     local function publish(f)
       if list_only and (is_hook or descriptor == "it" or descriptor == "pending") then

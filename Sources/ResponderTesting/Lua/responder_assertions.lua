@@ -198,7 +198,8 @@ local snapshot_path = host.snapshot_path
 local function load_snapshots()
   if snapshots then return snapshots end
   snapshots = {}
-  local text = host.snapread(snapshot_path)
+  local text, why = host.snapread(snapshot_path)
+  if why then raise("cannot read " .. snapshot_path .. ": " .. why) end
   if text then
     local name, lines = nil, nil
     for _, line in ipairs(split_lines(text)) do
