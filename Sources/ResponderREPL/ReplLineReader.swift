@@ -32,17 +32,16 @@ nonisolated(unsafe) private var sigintRunning: Int32 = 0
 nonisolated(unsafe) private var sigintCount: Int32 = 0
 nonisolated(unsafe) private var sigintAtPrompt: Int32 = 0
 
-/// SIGINT: while Lua runs, ask the count hook to raise "interrupted!" (a third Ctrl-C in the same
-/// run, e.g. when a script swallows the error with pcall, falls back to the default action);
-/// at the prompt, note it so the reader discards the line.
+/// SIGINT: while Lua runs, ask the count hook to raise "interrupted!" (kept raised until the
+/// entry ends, so a pcall cannot swallow it); a third Ctrl-C in the same run, when code the hook
+/// cannot reach ignores the first two, ends the session process with the status that asks the
+/// supervisor for a new session (it ended the whole REPL by SIGINT: found by an adversary
+/// probe); at the prompt, note it so the reader discards the line.
 private func replSigint(_ signo: Int32) {
     if sigintRunning != 0, let control = sigintControl {
         sigintCount += 1
         control.pointee.interrupt = 1
-        if sigintCount >= 3 {
-            signal(SIGINT, SIG_DFL)
-            raise(SIGINT)
-        }
+        if sigintCount >= 3 { luashim_exit_hard() }
     } else {
         sigintAtPrompt = 1
     }

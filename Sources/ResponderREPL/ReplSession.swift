@@ -180,6 +180,9 @@ package final class ReplSession {
         case .interrupted:
             // On a terminal the echoed ^C is still on the line.
             Console.error(reader.isInteractive ? "\ninterrupted!\n" : "interrupted!\n")
+            // (the interrupt stays raised until cleared, so that no pcall swallows it: the
+            // entry has ended, and the helper below must run)
+            runtime.control.pointee.interrupt = 0
             markStopped("interrupted (Ctrl-C)", failure)
         case .memoryLimit:
             luashim_gc_collect(L)

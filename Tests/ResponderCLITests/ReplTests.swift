@@ -335,6 +335,38 @@ struct ReplTerminalTests {
         #expect(try t.waitForExit() == 0)
     }
 
+    /// A pcall in the running code cannot swallow Ctrl-C: the interrupt is raised again until
+    /// the entry ends (the entry ran on to its timeout, and a third Ctrl-C ended the whole REPL
+    /// by SIGINT: found by an adversary probe); code that cannot be interrupted at all restarts
+    /// the session, never ends the REPL.
+    @Test func ctrlCIsNotSwallowedByPcallAndNeverEndsTheREPL() throws {
+        let t = try ReplTerminal.start()
+        try t.expect("> ")
+        t.send("x = 7\r")
+        try t.expect("> ")
+        t.send("for i = 1, 1e12 do pcall(function() for j = 1, 1e6 do end end) end\r")
+        try t.expect("end) end\r\n")
+        usleep(300_000)
+        t.send("\u{03}", editing: false)
+        try t.expect("interrupted!", timeout: 5)
+        try t.expect("> ")
+        t.send("print('x is', x)\r")
+        try t.expect("x is\t7\r\n> ")
+        t.send("string.find(('a'):rep(5000), '.-.-.-.-.-.-.-.-b')\r")
+        try t.expect("-b')\r\n")
+        usleep(300_000)
+        for _ in 0..<3 {
+            t.send("\u{03}", editing: false)
+            usleep(200_000)
+        }
+        try t.expect("the REPL session was restarted", timeout: 10)
+        try t.expect("> ")
+        t.send("'alive'\r")
+        try t.expect("alive\r\n> ")
+        t.send("\u{04}")
+        #expect(try t.waitForExit() == 0)
+    }
+
     /// A memory limit hit while a global holds the memory used to wedge the session: every later
     /// entry, even `t = nil`, `collectgarbage()` and `.reset`, failed with the limit. Freeing the
     /// memory must make the session usable again, engine objects included.

@@ -85,6 +85,9 @@ int luashim_resume(lua_State *co, lua_State *from, int nargs, int *nres);
 /** Process-wide: the status the timer exits with when it must end code it cannot interrupt
  *  (default 3). */
 void luashim_set_hard_exit_status(int status);
+/** Ends the process at once with the hard exit's status (async-signal-safe: for a signal
+ *  handler when running code ignores every way to stop it). */
+void luashim_exit_hard(void);
 /* The child process the host waits for now (0: none): a hard exit kills it first. */
 void luashim_set_hard_exit_child(int pid);
 
