@@ -93,7 +93,7 @@ package enum BustedReport {
             let n = i + 1
             // (names on one line and every message line a comment, CR LF and lone CR included:
             // a test name or message cannot start a TAP line of its own)
-            let name = TestReport.tapName(r.name, escapingHash: false)
+            let name = TestReport.escapingTAPDirectives(TestReport.tapName(r.name, escapingHash: false))
             switch r.status {
             case .passed:
                 out += "ok \(n) - \(name)\n"

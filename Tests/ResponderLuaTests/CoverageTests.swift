@@ -118,6 +118,37 @@ struct CoverageTests {
             ))
     }
 
+    /// One line that registers on several nodes (a loop) gives one LCOV function per node, as
+    /// the summary counts them: LCOV said 1 of 1 function hit where the summary said 1 of 3
+    /// reached (found by an acceptance probe). The summary keeps each entry on one line.
+    @Test func aLoopsRegistrationsAreOneFunctionPerNode() throws {
+        let rt = try runtime(.linesAndResponders)
+        let source = """
+            local E = Event "E"
+            local root = View "Root" {}
+            for i = 1, 3 do
+              local it = View "Item" { id = "i" .. i }
+              root:add(it)
+              it:receiveEvent(E, function() return true end)
+            end
+            root:find("#i1"):trigger(E {})
+            local odd = View "Odd\\nFN:1,forged" { id = "x" }
+            odd:handleEvent(E, function() end)
+            """
+        try rt.runString(source, chunkname: "@loop.lua")
+        let data = rt.coverage!.snapshot()
+        let lcov = data.lcov()
+        #expect(lcov.contains("FNDA:1,receiveEvent(E):6 on Root > Item#i1\n"), "\(lcov)")
+        #expect(lcov.contains("FNDA:0,receiveEvent(E):6 on Root > Item#i2\n"), "\(lcov)")
+        #expect(lcov.contains("FNDA:0,receiveEvent(E):6 on Root > Item#i3\n"), "\(lcov)")
+        #expect(lcov.contains("FN:10,handleEvent(E):10\n"), "\(lcov)")
+        #expect(lcov.contains("FNF:4\nFNH:1\n"), "\(lcov)")
+        let summary = data.summary()
+        #expect(summary.contains("Responders: 1 of 4 reached\n"), "\(summary)")
+        #expect(summary.split(separator: "\n").filter { $0.hasPrefix("  never reached:") }.count == 3, "\(summary)")
+        #expect(!summary.contains("\nFN:1"), "\(summary)")
+    }
+
     @Test func wireLinesRoundTrip() throws {
         var data = CoverageData()
         data.files["a b\tc.lua"] = .init(counts: [1: 3, 4: 0])

@@ -66,9 +66,14 @@ public struct CoverageData: Sendable, Equatable {
         public var functionName: String {
             var name = label.replacingAll(", ", with: "+") + ":\(line)"
             if let id { name += "[id=\(id)]" }
-            // LCOV ends a name at a comma and a record at a line break
-            return String(
-                name.unicodeScalars.map { $0 == "," ? "+" : $0.value < 0x20 || $0.value == 0x7f ? " " : Character($0) })
+            return Self.lcovSafe(name)
+        }
+
+        /// `text` as part of an LCOV function name: LCOV ends a name at a comma and a record at a
+        /// line break.
+        static func lcovSafe(_ text: String) -> String {
+            String(
+                text.unicodeScalars.map { $0 == "," ? "+" : $0.value < 0x20 || $0.value == 0x7f ? " " : Character($0) })
         }
 
         mutating func add(_ other: Responder) {

@@ -15,10 +15,18 @@ extension CoverageData {
         for path in files.keys.sorted() {
             guard let f = files[path], !f.counts.isEmpty else { continue }
             out += "TN:\nSF:\(path)\n"
-            // one function per site: name is a pure function of the site, counts summed
+            // one function per entry of the summary: named for its site, and for its node too when
+            // the site registered on several nodes (a loop's registrations were one function,
+            // hit when any was: 100 % of functions where the summary said 1 of 3 reached; found
+            // by an acceptance probe)
+            let entries = (bySite[path] ?? []).filter { f.counts[$0.line] != nil }
+            let nodesPerSite = Dictionary(grouping: entries, by: \.functionName).mapValues {
+                Set($0.map(\.node)).count
+            }
             var functions: [String: (line: Int, count: Int)] = [:]
-            for r in bySite[path] ?? [] where f.counts[r.line] != nil {
-                let name = r.functionName
+            for r in entries {
+                var name = r.functionName
+                if nodesPerSite[name, default: 1] > 1 { name += Responder.lcovSafe(" on \(r.node)") }
                 functions[name, default: (r.line, 0)].count += r.reached
             }
             let ordered = functions.sorted { ($0.value.line, $0.key) < ($1.value.line, $1.key) }
@@ -55,7 +63,7 @@ extension CoverageData {
                 let f = files[p]!
                 tf += f.found
                 th += f.hit
-                out += row(p, f.found, f.hit)
+                out += row(Self.oneLine(p), f.found, f.hit)
             }
             out += row("Total", tf, th)
         }
@@ -64,7 +72,10 @@ extension CoverageData {
         let unreached = handlers.filter { $0.reached == 0 }
         out += "Responders: \(handlers.count - unreached.count) of \(handlers.count) reached\n"
         for r in unreached {
-            out += "  never reached: \(r.file):\(r.line) \(r.label)\(r.id.map { " [id=\($0)]" } ?? "") on \(r.node)\n"
+            out +=
+                Self.oneLine(
+                    "  never reached: \(r.file):\(r.line) \(r.label)\(r.id.map { " [id=\($0)]" } ?? "") on \(r.node)")
+                + "\n"
         }
         let declarations = all.filter(\.isDeclaration)
         if !declarations.isEmpty {
@@ -73,16 +84,31 @@ extension CoverageData {
                 "Declarations: \(declarations.count - partial.count) of \(declarations.count) saw every declared type\n"
             for r in partial {
                 out +=
-                    "  never passed: \(r.file):\(r.line) \(r.label) on \(r.node): \(r.neverPassed.joined(separator: ", "))\n"
+                    Self.oneLine(
+                        "  never passed: \(r.file):\(r.line) \(r.label) on \(r.node): \(r.neverPassed.joined(separator: ", "))"
+                    )
+                    + "\n"
             }
         }
         let controls = sortedControls
         if !controls.isEmpty {
             let idle = controls.filter { $0.driven == 0 }
             out += "Tappable nodes and controls: \(controls.count - idle.count) of \(controls.count) driven\n"
-            for c in idle { out += "  never driven: \(c.kind) \(c.node)\n" }
+            for c in idle { out += Self.oneLine("  never driven: \(c.kind) \(c.node)") + "\n" }
         }
         return out
+    }
+
+    /// `text` on one line: line breaks and other control characters (names, ids and paths the
+    /// script chose) shown as spaces, so that no entry of the summary forges another line (found
+    /// by an adversary probe).
+    static func oneLine(_ text: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { c in
+                    let v = c.value
+                    return v < 0x20 || (v >= 0x7F && v <= 0x9F) || v == 0x2028 || v == 0x2029 ? " " : c
+                }))
     }
 
     static func percent(_ hit: Int, _ found: Int) -> String {

@@ -38,6 +38,10 @@ end
 function api.action(name, fn, opts)
   fresh()
   if type(name) ~= "string" or name == "" then argerr(1, "action", "name (string)", name) end
+  -- (the name is written into the spec and looked up when replaying: a name that is not UTF-8
+  -- was not found again, and a failure that came back every time read as not deterministic;
+  -- found by an adversary probe)
+  if not utf8.len(name) then error("bad argument #1 to 'explore.action' (name is not valid UTF-8)", 2) end
   if type(fn) ~= "function" then argerr(2, "action", "function", fn) end
   if opts ~= nil and type(opts) ~= "table" then argerr(3, "action", "options table", opts) end
   opts = opts or {}
@@ -72,6 +76,7 @@ end
 function api.invariant(name, fn)
   fresh()
   if type(name) ~= "string" or name == "" then argerr(1, "invariant", "name (string)", name) end
+  if not utf8.len(name) then error("bad argument #1 to 'explore.invariant' (name is not valid UTF-8)", 2) end
   if type(fn) ~= "function" then argerr(2, "invariant", "function", fn) end
   for _, inv in ipairs(E.invariants) do
     if inv.name == name then error(fmt("explore.invariant: an invariant named '%s' already exists", name), 2) end

@@ -36,6 +36,14 @@ describe("explore steering API", function()
     assert.error_matches(function() explore.perform("nope") end, "no action named 'nope'")
   end)
 
+  it("refuses action and invariant names that are not UTF-8: a replay could not find them (found by an adversary probe)", function()
+    assert.error_matches(function() explore.action("caf\233", function() end) end,
+      "bad argument #1 to 'explore.action' %(name is not valid UTF%-8%)")
+    assert.error_matches(function() explore.invariant("caf\233", function() return true end) end,
+      "bad argument #1 to 'explore.invariant' %(name is not valid UTF%-8%)")
+    explore.action("café \0 \"quoted\"", function() end)
+  end)
+
   it("noLuaError fails when the function made a LuaError", function()
     local root = View "Root" {
       Button "Bad" { id = "bad", action = function() error("broken action") end },
