@@ -16,8 +16,13 @@ package enum ExploreReport {
                 return out
             }
             if f.flaky {
+                // (a limit strikes wherever the run had used it up: an action it stopped halfway
+                // cannot be replayed as it ran, whatever the scenario does)
                 out +=
-                    "  did not fail the same way when replayed: the scenario is not deterministic (it reads the clock?).\n"
+                    f.failure.kind == .limit
+                    ? "  did not fail the same way when replayed: a limit stopped the run in the middle of an action, "
+                        + "which a replay cannot reproduce; raise the limit or lower --steps.\n"
+                    : "  did not fail the same way when replayed: the scenario is not deterministic (it reads the clock?).\n"
                 out +=
                     "  replay: \(f.minimalFailure == f.failure ? "no failure" : f.minimalFailure.message.firstLine)\n"
                 return out

@@ -282,6 +282,25 @@ struct ExploreCommandTests {
         #expect(run.status == 1 && H.contains(run.stdout, "drew five and y"), "\(run.stdout)")
     }
 
+    /// The values a run's actions drew are charged to its memory cap (200 draws an action over
+    /// 100,000 steps held 1.7 GB at `--max-memory 32`: found by an adversary probe); a limit
+    /// that stops an action halfway is reported as such, not as a scenario that reads the clock.
+    @Test func drawsCountAgainstTheMemoryCap() throws {
+        let script = """
+            mount(View "Root" {})
+            explore.action("many draws", function(r, draw)
+              for i = 1, 200 do local t = draw.text(); local k = draw.int(1, 2^53) end
+            end)
+            """
+        let dir = try H.folder(["d.lua": script])
+        let out = try H.shell(
+            ["explore", "d.lua", "--seed", "1", "--runs", "1", "--steps", "40000", "--max-memory", "32"], in: dir,
+            prefix: "/usr/bin/timeout -s KILL 300 ", setup: "ulimit -d 98304; ")
+        #expect(out.status == 1, "\(out.stdout)\(out.stderr)")
+        #expect(H.contains(out.stdout, "memory limit exceeded (32 MiB)"), "\(out.stdout)")
+        #expect(H.contains(out.stdout, "a limit stopped the run in the middle of an action"), "\(out.stdout)")
+    }
+
     @Test func runningTasksAreAdvancedAndCancelled() throws {
         let script = """
             local done = State(0)

@@ -6,14 +6,18 @@ import ResponderEngine
 /// as Swift's `Equatable` events do; `assert.are.same(E{item = "b"}, outcome.value)` holds).
 extension ValueBinding {
     /// `__eq`: true when both are values of the same type with the same fields. Each field is
-    /// compared raw (`rawequal`: tables and nodes by identity), except a value in a field, which is
-    /// compared the same way. Nested values are compared from a work list, not by recursion, and
-    /// no metamethod runs (nothing here can raise). The `cause` is not compared: it says where a
-    /// value came from, not what it is.
+    /// compared raw (`rawequal`: nodes and other userdata by identity), except a value in a field,
+    /// which is compared the same way, and a plain table (no metatable), compared by its keys and
+    /// values the same way, as `assert.are.same` compares tables (a list in a field compared by
+    /// identity: `Loaded{items = {"a"}} ~= Loaded{items = {"a"}}`; found by an acceptance probe).
+    /// Nested pairs are compared from a work list, not by recursion; a pair of tables met again
+    /// (a cycle) counts as equal there; no metamethod runs (nothing here can raise). The `cause`
+    /// is not compared: it says where a value came from, not what it is.
     static let eq: LuaSwiftFunction = { L in
         let m = state(L)
         lua_settop(L, 2)
         luashim_newtable(L)  // 3: pairs still to compare, work[2i - 1] and work[2i]
+        luashim_newtable(L)  // 4: tables already paired: seen[a] = b
         lua_pushvalue(L, 1)
         lua_rawseti(L, 3, 1)
         lua_pushvalue(L, 2)
@@ -22,11 +26,15 @@ extension ValueBinding {
         var equal = true
         var compared = 0
         while equal && pending > 0 {
-            lua_rawgeti(L, 3, lua_Integer(pending - 1))  // 4
-            lua_rawgeti(L, 3, lua_Integer(pending))  // 5
+            lua_rawgeti(L, 3, lua_Integer(pending - 1))  // 5
+            lua_rawgeti(L, 3, lua_Integer(pending))  // 6
             pending -= 2
-            equal = sameFields(m, 4, 5, work: 3, pending: &pending, compared: &compared)
-            lua_settop(L, 3)
+            if lua_type(L, 5) == LUA_TTABLE {
+                equal = sameTables(m, 5, 6, work: 3, pending: &pending, compared: &compared)
+            } else {
+                equal = sameFields(m, 5, 6, work: 3, pending: &pending, compared: &compared)
+            }
+            lua_settop(L, 4)
         }
         // the fields walked count as work (a script comparing large values in a loop)
         if compared > 0 { m.world.work.charge(compared) }
@@ -34,8 +42,7 @@ extension ValueBinding {
         return 1
     }
 
-    /// Whether the values at `a` and `b` have one type and the same fields; pairs of values found
-    /// in a field of each are appended to the work list at `work` instead of being compared here.
+    /// Whether the values at `a` and `b` have one type and the same fields.
     private static func sameFields(
         _ m: ModuleState, _ a: Int32, _ b: Int32, work: Int32, pending: inout Int, compared: inout Int
     ) -> Bool {
@@ -48,6 +55,17 @@ extension ValueBinding {
         guard lua_type(L, fa) == LUA_TTABLE, lua_type(L, fb) == LUA_TTABLE else {
             return lua_type(L, fa) == lua_type(L, fb)
         }
+        return sameTables(m, fa, fb, work: work, pending: &pending, compared: &compared)
+    }
+
+    /// Whether the tables at `fa` and `fb` have the same keys with equal values; pairs of values,
+    /// and of plain tables not paired before (the table after `work` keeps them), are appended
+    /// to the work list at `work` instead of being compared here.
+    private static func sameTables(
+        _ m: ModuleState, _ fa: Int32, _ fb: Int32, work: Int32, pending: inout Int, compared: inout Int
+    ) -> Bool {
+        let L = m.L
+        let seen = work + 1
         var count = 0
         defer { compared += count + 1 }
         lua_pushnil(L)
@@ -59,7 +77,33 @@ extension ValueBinding {
             lua_rawget(L, fb)
             let vb = va + 1
             if lua_rawequal(L, va, vb) == 0 {
-                guard type(m, at: va) != nil, type(m, at: vb) != nil else { return false }
+                if type(m, at: va) != nil, type(m, at: vb) != nil {
+                    // two values: compared as values
+                } else if isPlainTable(L, va), isPlainTable(L, vb) {
+                    // seen[a] is the set of the tables a was paired with
+                    lua_pushvalue(L, va)
+                    if lua_rawget(L, seen) != LUA_TTABLE {
+                        luashim_pop(L, 1)
+                        luashim_newtable(L)
+                        lua_pushvalue(L, va)
+                        lua_pushvalue(L, -2)
+                        lua_rawset(L, seen)
+                    }
+                    let partners = lua_gettop(L)
+                    lua_pushvalue(L, vb)
+                    let known = lua_rawget(L, partners) != LUA_TNIL
+                    luashim_pop(L, 1)
+                    if known {
+                        lua_settop(L, key)
+                        continue
+                    }
+                    lua_pushvalue(L, vb)
+                    lua_pushboolean(L, 1)
+                    lua_rawset(L, partners)
+                    luashim_pop(L, 1)
+                } else {
+                    return false
+                }
                 lua_pushvalue(L, va)
                 lua_rawseti(L, work, lua_Integer(pending + 1))
                 lua_pushvalue(L, vb)
@@ -76,5 +120,15 @@ extension ValueBinding {
             luashim_pop(L, 1)
         }
         return count == inB
+    }
+
+    /// Whether the value at `index` is a table without a metatable.
+    private static func isPlainTable(_ L: OpaquePointer?, _ index: Int32) -> Bool {
+        guard lua_type(L, index) == LUA_TTABLE else { return false }
+        if lua_getmetatable(L, index) != 0 {
+            luashim_pop(L, 1)
+            return false
+        }
+        return true
     }
 }

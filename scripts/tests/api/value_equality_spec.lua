@@ -20,12 +20,33 @@ describe("values compare by type and fields", function()
     assert.is_false(ItemSelected {} == View "V")
   end)
 
-  it("values in fields compare by value, tables by identity (as Lua's == does)", function()
+  it("values and plain tables in fields compare by content, as Swift's arrays and dictionaries do (found by an acceptance probe)", function()
     assert.is_true(ItemSelected { inner = Other { n = 1 } } == ItemSelected { inner = Other { n = 1 } })
     assert.is_false(ItemSelected { inner = Other { n = 1 } } == ItemSelected { inner = Other { n = 2 } })
     local t = { 1 }
     assert.is_true(ItemSelected { t = t } == ItemSelected { t = t })
-    assert.is_false(ItemSelected { t = { 1 } } == ItemSelected { t = { 1 } })
+    assert.is_true(ItemSelected { t = { 1, { k = "v" } } } == ItemSelected { t = { 1, { k = "v" } } })
+    assert.is_true(ItemSelected { items = { "a", Other { n = 1 } } } == ItemSelected { items = { "a", Other { n = 1 } } })
+    assert.is_false(ItemSelected { t = { 1 } } == ItemSelected { t = { 2 } })
+    assert.is_false(ItemSelected { t = { 1 } } == ItemSelected { t = { 1, 2 } })
+    assert.is_false(ItemSelected { t = { 1, 2 } } == ItemSelected { t = { 1 } })
+    assert.is_false(ItemSelected { t = { k = { 1 } } } == ItemSelected { t = { k = { 2 } } })
+    assert.is_false(ItemSelected { t = {} } == ItemSelected { t = "x" })
+    assert.are.same(ItemSelected { items = { "a", "b" } }, ItemSelected { items = { "a", "b" } })
+  end)
+
+  it("tables with a metatable compare by identity; cycles end", function()
+    local mt = {}
+    assert.is_false(ItemSelected { t = setmetatable({}, mt) } == ItemSelected { t = setmetatable({}, mt) })
+    local a, b = { n = 1 }, { n = 1 }
+    a.self, b.self = a, b
+    assert.is_true(ItemSelected { t = a } == ItemSelected { t = b })
+    local c = { n = 2 }
+    c.self = c
+    assert.is_false(ItemSelected { t = a } == ItemSelected { t = c })
+    local x, y = {}, {}
+    x[1], y[1] = y, x  -- each holds the other
+    assert.is_true(ItemSelected { t = x } == ItemSelected { t = y })
   end)
 
   it("an outcome's value can be asserted with are.same and equal", function()
