@@ -565,9 +565,12 @@ struct TestCommandTests {
         // long enough in one run of three that a, 1 s then, ended first and c followed it; and c
         // runs 1.5 s, so that start-up and teardown under load (a CI run failed in this suite once,
         // without showing which test; 0.15 s of slack, with c at 0.3 s, was its tightest timing)
-        // have 0.75 s, while c following a would take 1.5 s more.)
+        // have 0.75 s, while c following a would take 1.5 s more. With a at 3 s, a full CI run
+        // once started the fresh worker too late again, under the load of the other suites: a
+        // runs 6 s, so that c, which must still overlap a by half its time, may start up to
+        // about 5 s late.)
         let dir = try H.folder([
-            "a_spec.lua": "it('a', function() local t = os.clock() while os.clock() - t < 3.0 do end end)\n",
+            "a_spec.lua": "it('a', function() local t = os.clock() while os.clock() - t < 6.0 do end end)\n",
             "b_crash_spec.lua": "it('b', function() end)\n",
             "c_spec.lua": "it('c', function() local t = os.clock() while os.clock() - t < 1.5 do end end)\n",
         ])
