@@ -149,17 +149,14 @@ extension ExploreHost {
             m.push(m.world.root)
             luashim_push_swift_function(L, ExploreHost.drawFunction)
             let explore = top + 1
-            if let failure = runtime.call(3, 1) {
-                // the values drawn before the action raised, so that its replay draws them too
-                // (they were lost: the failure read as "not deterministic"; found by an
-                // acceptance probe)
-                lua_settop(L, explore)
-                kitRawField(L, explore, "lastDraws")
-                action.draws = lua_type(L, -1) == LUA_TTABLE ? readDraws(at: -1) : []
-                return callFailure(failure)
-            }
-            action.draws = readDraws(at: -1)
-            return nil
+            let failure = runtime.call(3, 0)
+            // the values drawn, also those before the action raised, so that its replay draws
+            // them too (they were lost: the failure read as "not deterministic"; found by an
+            // acceptance probe)
+            lua_settop(L, explore)
+            kitRawField(L, explore, "lastDraws")
+            action.draws = lua_type(L, -1) == LUA_TTABLE ? readDraws(at: -1) : []
+            return failure.map(callFailure)
         }
         // replay: explore.perform(name, draws)
         lua_getfield(L, luashim_registryindex(), ExploreAPI.tableKey)

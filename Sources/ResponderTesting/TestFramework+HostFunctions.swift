@@ -272,9 +272,7 @@ extension TestFramework {
     static let snapReadFunction: LuaSwiftFunction = { L in
         let rt = LuaRuntime.of(L)
         guard let path = rt.string(at: 1) else { return 0 }
-        lua_getfield(L, luashim_registryindex(), snapshotPathKey)
-        let allowed = rt.string(at: -1)
-        luashim_pop(L, 1)
+        let allowed = snapshotPath(rt)
         // the spec file's own snapshots only, never through a symbolic link (the text read shows
         // in failure messages)
         for (bad, why) in [
@@ -301,15 +299,20 @@ extension TestFramework {
     /// The registry key of the spec file's snapshot path: the only file `snapwrite` writes.
     static let snapshotPathKey = "responder.snapshotPath"
 
+    /// The spec file's snapshot path, as the host set it (not what the script may pass).
+    private static func snapshotPath(_ rt: LuaRuntime) -> String? {
+        lua_getfield(rt.L, luashim_registryindex(), snapshotPathKey)
+        defer { luashim_pop(rt.L, 1) }
+        return rt.string(at: -1)
+    }
+
     /// The first line of every snapshot file: an existing file without it is never replaced.
     static let snapshotHeader = "# responder snapshots"
 
     static let snapWriteFunction: LuaSwiftFunction = { L in
         let rt = LuaRuntime.of(L)
         guard let path = rt.string(at: 1), let text = rt.bytes(at: 2) else { return 0 }
-        lua_getfield(L, luashim_registryindex(), snapshotPathKey)
-        let allowed = rt.string(at: -1)
-        luashim_pop(L, 1)
+        let allowed = snapshotPath(rt)
         func refuse(_ why: String) -> Int32 {
             lua_pushnil(L)
             rt.pushString(why)

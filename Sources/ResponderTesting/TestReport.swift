@@ -138,18 +138,9 @@ package enum TestReport {
     }
 
     /// `s` as the lines of a YAML block scalar indented by four spaces, with the characters YAML
-    /// does not allow in a document, or reads as line breaks (C0 controls but tab, DEL, C1
-    /// controls, U+2028, U+2029, U+FFFE, U+FFFF) shown as U+FFFD: a NUL in a message made strict YAML readers reject TAP 13 diagnostics (found
-    /// by an adversary probe).
-    static func yamlBlock(_ s: String) -> String {
-        indent(s, "    ").unicodeScalars.lazy.map { c -> String in
-            let v = c.value
-            let bad =
-                (v < 0x20 && v != 0x09 && v != 0x0A) || (v >= 0x7F && v <= 0x9F)
-                || v == 0x2028 || v == 0x2029 || v == 0xFFFE || v == 0xFFFF
-            return bad ? "\u{FFFD}" : String(c)
-        }.joined()
-    }
+    /// refuses shown as U+FFFD (``TextEscaper/yamlBlock``): a NUL in a message made strict YAML
+    /// readers reject TAP 13 diagnostics (found by an adversary probe).
+    static func yamlBlock(_ s: String) -> String { TextEscaper.yamlBlock(indent(s, "    ")) }
 
     static func indent(_ s: String, _ prefix: String) -> String {
         lines(s).map { prefix + $0 }.joined(separator: "\n")
@@ -179,22 +170,13 @@ package enum TestReport {
         return out
     }
 
-    /// `s` on one line for a TAP test line: control characters and line separators become
-    /// spaces; with `escapingHash`, `#` (TAP's directive mark) is escaped.
+    /// `s` on one line for a TAP test line (``TextEscaper/oneLine``); with `escapingHash`, `#`
+    /// (TAP's directive mark) is escaped.
     static func tapName(_ s: String, escapingHash: Bool = true) -> String {
-        var out = String.UnicodeScalarView()
-        for scalar in s.unicodeScalars {
-            if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{85}" || scalar == "\u{2028}"
-                || scalar == "\u{2029}"
-            {
-                out.append(" ")
-            } else {
-                if escapingHash && scalar == "#" { out.append("\\") }
-                out.append(scalar)
-            }
-        }
-        return String(out)
+        escapingHash ? tapNameEscaper(s) : TextEscaper.oneLine(s)
     }
+
+    private static let tapNameEscaper = TextEscaper.oneLine.adding(["#": "\\#"])
 
     /// `name` with each `#` that would start a TAP directive (`# TODO`, `# SKIP`, in any case)
     /// escaped as `\#`, other text as it is: busted's own TAP handler writes names raw, and a

@@ -115,6 +115,26 @@ public struct TextEscaper: Sendable {
     public static let dotLabel = TextEscaper(
         ["\\": "\\\\", "\"": "\\\"", "\n": "\\l", "\r": ""], control: { _ in " " })
 
+    /// Text kept on one line of a terminal or a line-based format (a TAP test line, an entry of
+    /// the coverage summary): control characters, C1 controls (U+0080–U+009F, NEL and a
+    /// terminal's CSI among them) and the Unicode line and paragraph separators become spaces,
+    /// so that no name forges a line of its own.
+    public static let oneLine = TextEscaper(
+        c1Controls.merging(["\u{2028}": " ", "\u{2029}": " "]) { a, _ in a }, control: { _ in " " })
+
+    /// The lines of a YAML block scalar (TAP 13 diagnostics): what YAML refuses in a document or
+    /// reads as a line break (C0 controls but tab and newline, DEL, C1 controls, U+2028, U+2029,
+    /// U+FFFE, U+FFFF) becomes U+FFFD.
+    public static let yamlBlock = TextEscaper(
+        c1Controls.mapValues { _ in "\u{FFFD}" }.merging(
+            ["\u{2028}": "\u{FFFD}", "\u{2029}": "\u{FFFD}", "\u{FFFE}": "\u{FFFD}", "\u{FFFF}": "\u{FFFD}"]
+        ) { a, _ in a },
+        control: { $0 == "\t" || $0 == "\n" ? nil : "\u{FFFD}" })
+
+    /// U+0080–U+009F, each as a space.
+    private static let c1Controls: [Unicode.Scalar: String] = Dictionary(
+        uniqueKeysWithValues: (0x80...0x9F).map { (Unicode.Scalar(UInt8($0)), " ") })
+
     /// A field of a tab-separated line (the test workers' and the coverage records' wire
     /// format): `\`, tab, newline and CR as `\\`, `\t`, `\n`, `\r`. See ``unescapeField(_:)``.
     public static let field = TextEscaper(["\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"])

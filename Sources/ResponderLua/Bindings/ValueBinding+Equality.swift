@@ -17,7 +17,7 @@ extension ValueBinding {
         let m = state(L)
         lua_settop(L, 2)
         luashim_newtable(L)  // 3: pairs still to compare, work[2i - 1] and work[2i]
-        luashim_newtable(L)  // 4: tables already paired: seen[a] = b
+        luashim_newtable(L)  // 4: tables already paired: seen[a] = the set of the tables a was paired with
         lua_pushvalue(L, 1)
         lua_rawseti(L, 3, 1)
         lua_pushvalue(L, 2)
@@ -77,9 +77,10 @@ extension ValueBinding {
             lua_rawget(L, fb)
             let vb = va + 1
             if lua_rawequal(L, va, vb) == 0 {
-                if type(m, at: va) != nil, type(m, at: vb) != nil {
-                    // two values: compared as values
-                } else if isPlainTable(L, va), isPlainTable(L, vb) {
+                // two values are compared as values; two plain tables too, once per pair
+                let values = type(m, at: va) != nil && type(m, at: vb) != nil
+                if !values {
+                    guard isPlainTable(L, va), isPlainTable(L, vb) else { return false }
                     // seen[a] is the set of the tables a was paired with
                     lua_pushvalue(L, va)
                     if lua_rawget(L, seen) != LUA_TTABLE {
@@ -101,8 +102,6 @@ extension ValueBinding {
                     lua_pushboolean(L, 1)
                     lua_rawset(L, partners)
                     luashim_pop(L, 1)
-                } else {
-                    return false
                 }
                 lua_pushvalue(L, va)
                 lua_rawseti(L, work, lua_Integer(pending + 1))

@@ -63,17 +63,19 @@ extension CoverageData {
                 let f = files[p]!
                 tf += f.found
                 th += f.hit
-                out += row(Self.oneLine(p), f.found, f.hit)
+                out += row(TextEscaper.oneLine(p), f.found, f.hit)
             }
             out += row("Total", tf, th)
         }
+        // (names, ids and paths the script chose are kept on one line: none forges another line
+        // of the summary; found by an adversary probe)
         let all = sortedResponders
         let handlers = all.filter { !$0.isDeclaration }
         let unreached = handlers.filter { $0.reached == 0 }
         out += "Responders: \(handlers.count - unreached.count) of \(handlers.count) reached\n"
         for r in unreached {
             out +=
-                Self.oneLine(
+                TextEscaper.oneLine(
                     "  never reached: \(r.file):\(r.line) \(r.label)\(r.id.map { " [id=\($0)]" } ?? "") on \(r.node)")
                 + "\n"
         }
@@ -84,7 +86,7 @@ extension CoverageData {
                 "Declarations: \(declarations.count - partial.count) of \(declarations.count) saw every declared type\n"
             for r in partial {
                 out +=
-                    Self.oneLine(
+                    TextEscaper.oneLine(
                         "  never passed: \(r.file):\(r.line) \(r.label) on \(r.node): \(r.neverPassed.joined(separator: ", "))"
                     )
                     + "\n"
@@ -94,21 +96,9 @@ extension CoverageData {
         if !controls.isEmpty {
             let idle = controls.filter { $0.driven == 0 }
             out += "Tappable nodes and controls: \(controls.count - idle.count) of \(controls.count) driven\n"
-            for c in idle { out += Self.oneLine("  never driven: \(c.kind) \(c.node)") + "\n" }
+            for c in idle { out += TextEscaper.oneLine("  never driven: \(c.kind) \(c.node)") + "\n" }
         }
         return out
-    }
-
-    /// `text` on one line: line breaks and other control characters (names, ids and paths the
-    /// script chose) shown as spaces, so that no entry of the summary forges another line (found
-    /// by an adversary probe).
-    static func oneLine(_ text: String) -> String {
-        String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.map { c in
-                    let v = c.value
-                    return v < 0x20 || (v >= 0x7F && v <= 0x9F) || v == 0x2028 || v == 0x2029 ? " " : c
-                }))
     }
 
     static func percent(_ hit: Int, _ found: Int) -> String {

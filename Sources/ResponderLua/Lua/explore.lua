@@ -132,8 +132,8 @@ local function makeDraw(source)
   }
 end
 
--- Runs custom action i with random draws (rand(lo, hi) from the explorer); returns the draws,
--- also kept as E.lastDraws for when the action raises.
+-- Runs custom action i with random draws (rand(lo, hi) from the explorer); the draws are kept
+-- in E.lastDraws, also when the action raises.
 function E.run(i, root, rand)
   local args = {}
   E.lastDraws = args
@@ -144,7 +144,6 @@ function E.run(i, root, rand)
     return v
   end)
   E.actions[i].fn(root, draw)
-  return args
 end
 
 function api.perform(name, args)
