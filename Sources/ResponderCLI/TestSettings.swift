@@ -214,10 +214,16 @@ extension TestSettings {
         let toStdout = outputFile == nil
         let pretty = format == "pretty"
         let listing = resolved.run.list
-        let live = pretty && toStdout && !listing
+        // busted's handlers report each run of --repeat on its own, its marks included: the
+        // marks then wait for the end (files run all their runs at once, on several workers)
+        let runs = max(1, resolved.run.repeatCount)
+        let perRun = resolved.bustedHandler != nil && runs > 1 && format != "junit"
+        let interactive = pretty && toStdout && !listing
+        let live = interactive && !perRun
         let terminal = Console.isTerminal(1)
         let noColor = getenv("NO_COLOR").map { String(cString: $0).isEmpty == false } ?? false
-        let style = TestReport.Style(colour: live && terminal && !noColor && resolved.colour, plain: resolved.plain)
+        let style = TestReport.Style(
+            colour: interactive && terminal && !noColor && resolved.colour, plain: resolved.plain)
         let progress = live && terminal && files.count >= 20
 
         let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
@@ -281,6 +287,10 @@ extension TestSettings {
 
         let report: String
         switch format {
+        case _ where perRun:
+            let st = toStdout ? style : TestReport.Style(colour: false, plain: resolved.plain)
+            report = BustedReport.perRun(
+                records, runs: runs, format: format, style: st, duration: duration)
         case "tap" where resolved.bustedHandler != nil: report = BustedReport.tap(records)
         case "tap": report = TestReport.tap(records)
         case "junit": report = TestReport.junit(records, files: files.map(\.path), duration: duration)

@@ -85,6 +85,29 @@ package enum BustedReport {
         return out
     }
 
+    /// busted's report of a run repeated with `--repeat` (`runs` > 1): each run reported on its
+    /// own, as busted's handlers do at the end of each suite: the terminal handlers' header
+    /// `Repeating all tests (run K of N) . . .`, the run's marks and its report; `TAP` a plan per
+    /// run; `json` a document per run. `duration` (the whole run's) is shared out evenly.
+    package static func perRun(
+        _ records: [TestRecord], runs: Int, format: String, style: TestReport.Style, duration: Double
+    ) -> String {
+        var out = ""
+        for run in 1...max(1, runs) {
+            let mine = records.filter { $0.run == run }
+            let share = duration / Double(max(1, runs))
+            switch format {
+            case "tap": out += tap(mine)
+            case "json": out += json(mine, duration: share)
+            default:
+                out += "\nRepeating all tests (run \(run) of \(runs)) . . .\n\n"
+                out += mine.map { TestReport.mark($0, style) }.joined()
+                out += terminal(mine, style, duration: share)
+            }
+        }
+        return out
+    }
+
     /// `TAP`: `ok N - name`, `not ok N - name` with `# file @ line` and `# Failure message: …`,
     /// `ok N - # SKIP name`, and the plan `1..N` last.
     package static func tap(_ records: [TestRecord]) -> String {

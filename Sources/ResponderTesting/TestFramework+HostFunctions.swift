@@ -81,6 +81,14 @@ extension TestFramework {
         return 1
     }
 
+    /// `host.set_run(n)`: run `n` of `--repeat` starts; the records from here on belong to it.
+    static let setRunFunction: LuaSwiftFunction = { L in
+        var isInteger: Int32 = 0
+        let run = luashim_tointeger(L, 1, &isInteger)
+        if isInteger != 0, run >= 1, let session = TestSession.of(L) { session.run = Int(truncatingIfNeeded: run) }
+        return 0
+    }
+
     static let beginFunction: LuaSwiftFunction = { L in
         let rt = LuaRuntime.of(L)
         guard let session = TestSession.of(L) else { return 0 }

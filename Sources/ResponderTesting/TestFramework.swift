@@ -118,6 +118,7 @@ public enum TestFramework {
         fn("strict_count", strictCountFunction)
         list("warning_kinds", ViolationKind.allCases.map(\.rawValue))
         fn("emit", emitFunction)
+        fn("set_run", setRunFunction)
         fn("snapread", snapReadFunction)
         fn("snapwrite", snapWriteFunction)
         fn("chunk", chunkFunction)

@@ -6,9 +6,9 @@ import ResponderLua
 /// Parent → worker (stdin), one line per file:  `S<index>\t<path>` (spec) or `P<index>\t<path>`
 /// (plain script), the index the file's place in the run's ``TestClaims`` (may be empty: no claim).
 /// Worker → parent (fd 3), per file in the order given: `K` when another worker had claimed it
-/// (skipped), else zero or more `R\t…` record lines, then `E` when the file is done. A record line is fourteen tab-separated fields: name, suite, test, status, message,
+/// (skipped), else zero or more `R\t…` record lines, then `E` when the file is done. A record line is fifteen tab-separated fields: name, suite, test, status, message,
 /// location, diff, trace, traceback, note, duration, warnings (each escaped, joined by newlines),
-/// `L` or `-` (a sandbox limit made it), and where the test is written. Each optional field is `-` (absent) or `=`
+/// `L` or `-` (a sandbox limit made it), where the test is written, and which `--repeat` run made it. Each optional field is `-` (absent) or `=`
 /// followed by the value with `\\`, tab, newline and CR escaped as `\\`, `\t`, `\n`, `\r`.
 /// Worker stdout/stderr are left for the scripts' own `print` output and diagnostics.
 enum TestProtocol {
@@ -65,6 +65,8 @@ enum TestProtocol {
         out.append(9)
         out.append(UInt8(ascii: r.limit ? "L" : "-"))
         opt(r.defined)
+        out.append(9)
+        out.append(contentsOf: String(r.run).utf8)
         out.append(10)
         return out
     }
@@ -78,14 +80,14 @@ enum TestProtocol {
     /// backslash (then unescaped).
     static func decode(_ line: ArraySlice<UInt8>, file: String) -> TestRecord? {
         var f: [Range<Int>] = []
-        f.reserveCapacity(15)
+        f.reserveCapacity(16)
         var start = line.startIndex
         for i in line.indices where line[i] == 9 {
             f.append(start..<i)
             start = i + 1
         }
         f.append(start..<line.endIndex)
-        guard f.count == 15, f[0].count == 1, line[f[0].lowerBound] == UInt8(ascii: "R"),
+        guard f.count == 16, f[0].count == 1, line[f[0].lowerBound] == UInt8(ascii: "R"),
             let status = TestStatus(rawValue: String(decoding: line[f[4]], as: UTF8.self))
         else { return nil }
         func unopt(_ r: Range<Int>) -> String? {
@@ -101,6 +103,7 @@ enum TestProtocol {
             duration: Double(String(decoding: line[f[11]], as: UTF8.self)) ?? 0)
         record.limit = line[f[13]].first == UInt8(ascii: "L")
         record.defined = unopt(f[14])
+        record.run = max(1, Int(String(decoding: line[f[15]], as: UTF8.self)) ?? 1)
         if let warnings = unopt(f[12]) {
             record.warnings = warnings.split(separator: "\n", omittingEmptySubsequences: false).map(unescape)
         }

@@ -55,6 +55,8 @@ public struct TestRecord: Sendable, Equatable {
     /// Whether a sandbox limit (instructions, memory, time) made this error: the run's exit
     /// status is then 3 (SPEC §3).
     public var limit = false
+    /// Which of `--repeat`'s runs made this record (1 when the tests run once).
+    public var run = 1
 
     public init(
         file: String, name: String, suite: String = "", test: String = "", status: TestStatus,

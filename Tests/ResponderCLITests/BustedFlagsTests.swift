@@ -238,6 +238,47 @@ struct BustedFlagsTests {
         #expect(!H.contains(list.stdout, "passed"))
     }
 
+    /// busted's handlers report each run of `--repeat` on its own (busted 2.1.1's output, its
+    /// timings aside): the terminal handlers under `Repeating all tests (run K of N) . . .`, TAP
+    /// with a plan per run, json a document per run; records of a second file come in their run.
+    @Test func repeatedRunsAreReportedOneByOneUnderBustedHandlers() throws {
+        let dir = try H.folder([
+            "spec/a_spec.lua":
+                "describe('a', function()\n  it('ok', function() end)\n  it('bad', function() assert.are.equal(1, 2) end)\nend)\n",
+            "spec/b_spec.lua": "it('b', function() end)\n",
+        ])
+        let plain = try H.run(dir, ["--repeat", "2", "-o", "plainTerminal", "--sort-files"])
+        #expect(plain.status == 1)
+        let timed = plain.stdout.replacing(#/[0-9.e-]+ seconds/#, with: "T seconds")
+        let run = """
+            +-+
+            2 successes / 1 failure / 0 errors / 0 pending : T seconds
+
+            Failure -> spec/a_spec.lua @ 3
+            a bad
+            spec/a_spec.lua:3: Expected objects to be equal.
+            Passed in:
+            (number) 2
+            Expected:
+            (number) 1
+
+            """
+        #expect(
+            timed == "\nRepeating all tests (run 1 of 2) . . .\n\n" + run
+                + "\nRepeating all tests (run 2 of 2) . . .\n\n" + run + "4 passed, 2 failed, 0 skipped\n",
+            "\(plain.stdout)")
+        let tap = try H.run(dir, ["--repeat", "2", "-o", "TAP", "--sort-files"])
+        let plans = tap.stdout.split(separator: "\n").filter { $0.hasPrefix("1..") }
+        #expect(plans == ["1..3", "1..3"], "\(tap.stdout)")
+        #expect(tap.stdout.components(separatedBy: "not ok 2 - a bad").count == 3, "\(tap.stdout)")
+        let json = try H.run(dir, ["--repeat", "3", "-o", "json"])
+        #expect(json.stdout.components(separatedBy: "\"successes\": [").count == 4, "\(json.stdout)")
+        // run once: one report, no header
+        let once = try H.run(dir, ["-o", "plainTerminal"])
+        #expect(!H.contains(once.stdout, "Repeating"))
+        #expect(H.contains(once.stdout, "2 successes / 1 failure"))
+    }
+
     @Test func onlyHiddenFoldersAreSkipped() throws {
         // folders starting with `_` are searched, as busted searches them; `.` folders are not
         let dir = try H.folder([

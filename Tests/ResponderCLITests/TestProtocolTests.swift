@@ -17,6 +17,7 @@ import Testing
                 note: nil, duration: 0.25)
             record.warnings = text.isEmpty ? [] : ["w1 \(text)", "w2"]
             record.defined = text.isEmpty ? nil : "f_spec.lua:\(text.count)"
+            record.run = text.count + 1
             let line = TestProtocol.encode(record)
             #expect(line.hasSuffix("\n") && line.dropLast().firstIndex(of: "\n") == nil, "\(text.debugDescription)")
             let back = try #require(TestProtocol.decode(Substring(line.dropLast()), file: "f_spec.lua"))

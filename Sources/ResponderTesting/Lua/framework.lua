@@ -663,6 +663,7 @@ return {
     host.setenv(chunk, spec_env)
     for run = 1, host.repeat_count or 1 do
       if run > 1 then
+        host.set_run(run)   -- busted reports each run on its own
         root.children, root.env.randomize = {}, nil
         for k in pairs(root) do
           if registered[k] or k == "strict_setup" or k == "lazy_setup" then root[k] = nil end
