@@ -249,7 +249,9 @@ extension TestSettings {
                 if keptText > TestRecord.keptTextBudget { record.clipTexts(to: TestRecord.lateTextLimit) }
                 perFile[index].append(record)
                 running.add(record)
-                if live && !progress { Console.out(TestReport.mark(record, style)) }
+                if live && !progress && !(record.hook && resolved.bustedHandler != nil) {
+                    Console.out(TestReport.mark(record, style))
+                }
                 // the progress line moves with each test, at most 20 times a second
                 let now = TestFramework.now()
                 if progress && now - lastProgress >= 0.05 {

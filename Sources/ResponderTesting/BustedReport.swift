@@ -101,7 +101,7 @@ package enum BustedReport {
             case "json": out += json(mine, duration: share)
             default:
                 out += "\nRepeating all tests (run \(run) of \(runs)) . . .\n\n"
-                out += mine.map { TestReport.mark($0, style) }.joined()
+                out += mine.filter { !$0.hook }.map { TestReport.mark($0, style) }.joined()
                 out += terminal(mine, style, duration: share)
             }
         }

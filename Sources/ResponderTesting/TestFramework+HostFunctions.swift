@@ -142,6 +142,9 @@ extension TestFramework {
             message: str("message"), location: str("location"), diff: str("diff"), trace: str("trace"),
             traceback: str("traceback"), note: str("note"), duration: duration)
         record.defined = str("defined")
+        lua_getfield(L, 1, "hook")
+        record.hook = lua_toboolean(L, -1) != 0
+        luashim_pop(L, 1)
         // a test's record carries the warnings it raised (the world is reset as each test starts)
         if session.currentName != nil, !record.test.isEmpty, let world = rt.moduleState?.world {
             for (offset, violation) in world.warnings.enumerated() where !session.silenced.contains(offset + 1) {

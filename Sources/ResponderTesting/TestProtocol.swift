@@ -8,7 +8,7 @@ import ResponderLua
 /// Worker → parent (fd 3), per file in the order given: `K` when another worker had claimed it
 /// (skipped), else zero or more `R\t…` record lines, then `E` when the file is done. A record line is fifteen tab-separated fields: name, suite, test, status, message,
 /// location, diff, trace, traceback, note, duration, warnings (each escaped, joined by newlines),
-/// `L` or `-` (a sandbox limit made it), where the test is written, and which `--repeat` run made it. Each optional field is `-` (absent) or `=`
+/// its flags (`L` a sandbox limit made it, `H` a hook's error; `-` neither), where the test is written, and which `--repeat` run made it. Each optional field is `-` (absent) or `=`
 /// followed by the value with `\\`, tab, newline and CR escaped as `\\`, `\t`, `\n`, `\r`.
 /// Worker stdout/stderr are left for the scripts' own `print` output and diagnostics.
 enum TestProtocol {
@@ -63,7 +63,12 @@ enum TestProtocol {
             opt(joined)
         }
         out.append(9)
-        out.append(UInt8(ascii: r.limit ? "L" : "-"))
+        switch (r.limit, r.hook) {
+        case (true, true): out.append(contentsOf: "LH".utf8)
+        case (true, false): out.append(UInt8(ascii: "L"))
+        case (false, true): out.append(UInt8(ascii: "H"))
+        case (false, false): out.append(UInt8(ascii: "-"))
+        }
         opt(r.defined)
         out.append(9)
         out.append(contentsOf: String(r.run).utf8)
@@ -101,7 +106,8 @@ enum TestProtocol {
             status: status, message: unopt(f[5]), location: unopt(f[6]), diff: unopt(f[7]),
             trace: unopt(f[8]), traceback: unopt(f[9]), note: unopt(f[10]),
             duration: Double(String(decoding: line[f[11]], as: UTF8.self)) ?? 0)
-        record.limit = line[f[13]].first == UInt8(ascii: "L")
+        record.limit = line[f[13]].contains(UInt8(ascii: "L"))
+        record.hook = line[f[13]].contains(UInt8(ascii: "H"))
         record.defined = unopt(f[14])
         record.run = max(1, Int(String(decoding: line[f[15]], as: UTF8.self)) ?? 1)
         if let warnings = unopt(f[12]) {

@@ -55,6 +55,9 @@ public struct TestRecord: Sendable, Equatable {
     /// Whether a sandbox limit (instructions, memory, time) made this error: the run's exit
     /// status is then 3 (SPEC §3).
     public var limit = false
+    /// Whether a hook's error made this record (`before_each`, `setup`, …): busted's terminal
+    /// handlers print no progress mark for one.
+    public var hook = false
     /// Which of `--repeat`'s runs made this record (1 when the tests run once).
     public var run = 1
 

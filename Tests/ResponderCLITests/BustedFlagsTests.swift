@@ -238,6 +238,49 @@ struct BustedFlagsTests {
         #expect(!H.contains(list.stdout, "passed"))
     }
 
+    /// busted's terminal handlers print a mark when a test ends and for an error of a file or a
+    /// describe block, none for a hook's error (busted 2.1.1 prints `+++` here: the three tests
+    /// that ran passed; the six hook errors are listed below its count line).
+    @Test func hookErrorsPrintNoMarkUnderBustedHandlers() throws {
+        let dir = try H.folder([
+            "spec/h_spec.lua": """
+            describe("outer", function()
+              before_each(function() error("boom") end)
+              it("one", function() end)
+              it("two", function() end)
+            end)
+            describe("second", function()
+              setup(function() error("setup fails") end)
+              it("three", function() end)
+            end)
+            describe("third", function()
+              after_each(function() error("after fails") end)
+              it("four", function() end)
+              it("five", function() end)
+            end)
+            describe("fourth", function()
+              teardown(function() error("teardown fails") end)
+              it("six", function() end)
+            end)
+            describe("fifth", function()
+              error("describe fails")
+            end)
+
+            """
+        ])
+        for handler in ["plainTerminal", "utfTerminal"] {
+            let out = try H.run(dir, ["-o", handler])
+            #expect(out.status == 1)
+            let marks = out.stdout.split(separator: "\n", omittingEmptySubsequences: false).first ?? ""
+            #expect(marks == (handler == "plainTerminal" ? "+++*" : "●●●✱"), "\(out.stdout)")
+            #expect(H.contains(out.stdout, "3 successes / 0 failures / 7 errors / 0 pending"), "\(out.stdout)")
+        }
+        // this tool's own format marks every record
+        let pretty = try H.run(dir, ["--format", "pretty"])
+        let prettyMarks = pretty.stdout.split(separator: "\n", omittingEmptySubsequences: false).first ?? ""
+        #expect(prettyMarks == "✱✱✱●✱●✱●✱✱", "\(pretty.stdout)")
+    }
+
     /// busted's handlers report each run of `--repeat` on its own (busted 2.1.1's output, its
     /// timings aside): the terminal handlers under `Repeating all tests (run K of N) . . .`, TAP
     /// with a plan per run, json a document per run; records of a second file come in their run.

@@ -18,6 +18,8 @@ import Testing
             record.warnings = text.isEmpty ? [] : ["w1 \(text)", "w2"]
             record.defined = text.isEmpty ? nil : "f_spec.lua:\(text.count)"
             record.run = text.count + 1
+            record.hook = text.count % 2 == 0
+            record.limit = text.count % 3 == 0
             let line = TestProtocol.encode(record)
             #expect(line.hasSuffix("\n") && line.dropLast().firstIndex(of: "\n") == nil, "\(text.debugDescription)")
             let back = try #require(TestProtocol.decode(Substring(line.dropLast()), file: "f_spec.lua"))

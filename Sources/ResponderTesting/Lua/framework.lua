@@ -264,6 +264,8 @@ local function emit(element, status, info, duration, test_notes, is_test)
     traceback = info and info.traceback or nil,
     duration = duration or 0,
     note = test_notes and #test_notes > 0 and concat(test_notes, "\n") or nil,
+    -- a hook's error (busted's terminal handlers print no mark for one)
+    hook = not is_test and element.descriptor ~= "file" and element.descriptor ~= "describe" or nil,
   })
 end
 
