@@ -48,6 +48,18 @@ struct GraphCommand: ParsableCommand {
 
     func run() throws {
         try ScriptFile.check(file, command: "graph")
+        // an output that cannot be a file is a usage error, found before the script runs
+        if let output {
+            let folder = FileText.directory(of: output)
+            if FileText.isDirectory(output) {
+                Stderr.write("error: --output '\(output)' is a directory (give a file name)\n")
+                throw ExitCode(2)
+            }
+            if !FileText.isDirectory(folder) {
+                Stderr.write("error: --output '\(output)': no folder '\(folder)'\n")
+                throw ExitCode(2)
+            }
+        }
         // Find Graphviz before running the script, so a missing tool fails fast.
         var dotPath: String?
         if format == "svg" {
@@ -114,8 +126,9 @@ struct GraphCommand: ParsableCommand {
 
         if let output {
             guard FileText.write(rendered, to: output) else {
+                // (as a report file that cannot be written: 2, not a script's failure)
                 Stderr.write("error: cannot write '\(output)': \(String(cString: strerror(errno)))\n")
-                throw ExitCode(1)
+                throw ExitCode(2)
             }
         } else {
             Console.out(rendered)

@@ -264,6 +264,29 @@ struct GraphTests {
         #expect(GraphHarness.read(dir + "/g.svg")?.contains("</svg>") == true)
     }
 
+    /// An `--output` that cannot be a file is a usage error (2), said before the script runs (it
+    /// printed first, then failed with 1, the status of a script error: found by an acceptance
+    /// probe); a write that fails after all is 2 as well, as for `test --output-file`.
+    @Test func anOutputThatCannotBeAFileIsAUsageError() throws {
+        let dir = try GraphHarness.folder(["g.lua": "print('ran')\nmount(View 'R')\n"])
+        mkdir(dir + "/outdir", 0o755)
+        let folder = try GraphHarness.run([dir + "/g.lua", "--output", dir + "/outdir"])
+        #expect(folder.status == 2)
+        #expect(folder.stderr == "error: --output '\(dir)/outdir' is a directory (give a file name)\n")
+        let missing = try GraphHarness.run([dir + "/g.lua", "--output", dir + "/nodir/x.dot"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr == "error: --output '\(dir)/nodir/x.dot': no folder '\(dir)/nodir'\n")
+        if getuid() != 0 {
+            mkdir(dir + "/locked", 0o555)
+            let locked = try GraphHarness.run([dir + "/g.lua", "--output", dir + "/locked/x.dot"])
+            #expect(locked.status == 2)
+            #expect(locked.stderr.hasPrefix("ran\nerror: cannot write '\(dir)/locked/x.dot': "), "\(locked.stderr)")
+        }
+        let fine = try GraphHarness.run([dir + "/g.lua", "--format", "text", "--output", dir + "/ok.txt"])
+        #expect(fine.status == 0, "\(fine.stderr)")
+        #expect(GraphHarness.read(dir + "/ok.txt") == "R\n\nlast dispatch: none\n")
+    }
+
     @Test func svgWithoutGraphvizIsAClearError() throws {
         let dir = try GraphHarness.folder(["grid.lua": gridScript])
         let empty = dir + "/empty-bin"

@@ -45,6 +45,15 @@ struct RunCommandTests {
         #expect(fine.stderr == "")
     }
 
+    /// A warning is one line on stderr even when a name, id or type name holds a line break
+    /// (found by an acceptance probe: the trace and the diagnostic line split over several).
+    @Test func aWarningStaysOnOneLine() throws {
+        let (r, _) = try H.runScript("local n = View 'Cell\\nRow' { id = 'x\\ry' }\nn:trigger(Event 'Lost\\nOne' ())\n")
+        #expect(H.exited(r, 0), "\(H.show(r))")
+        #expect(
+            r.stderr == "warning: script.lua:2: unhandled event Lost One{} from Cell Row#x y (path: Cell Row#x y)\n")
+    }
+
     @Test func argIsSetAsTheLuaInterpreterSetsIt() throws {
         let script = """
             print(arg[0])

@@ -38,6 +38,7 @@ public struct Violation: CustomStringConvertible {
         return message
     }
 
-    /// The diagnostic line printed in relaxed mode: `warning: FILE:LINE: message`.
-    public var warningLine: String { "warning: \(description)" }
+    /// The diagnostic line printed in relaxed mode: `warning: FILE:LINE: message`, on one line
+    /// (a line break in a name or id shows as a space).
+    public var warningLine: String { "warning: " + TextEscaper.oneLine(description) }
 }

@@ -124,11 +124,13 @@ public final class Trace: CustomStringConvertible {
 
     /// The header line: `event ItemSelected{item="b"} from Item#b`.
     public var header: String {
-        let origin = TextClip.clip(origin.description, to: TextClip.column)
+        // (one line: a line break in a name, an id or a type name is shown as a space)
+        let origin = TextClip.clip(TextEscaper.oneLine(origin.description), to: TextClip.column)
         if kind == .action {
-            return "action \(TextClip.clip(initialValue.type.name, to: TextClip.column)) from \(origin)"
+            return
+                "action \(TextClip.clip(TextEscaper.oneLine(initialValue.type.name), to: TextClip.column)) from \(origin)"
         }
-        return "\(kind.rawValue) \(initialValue) from \(origin)"
+        return TextEscaper.oneLine("\(kind.rawValue) \(initialValue) from \(origin)")
     }
 
     /// The text form: the header, then one line per step (see ``TraceStep/description``), the
@@ -140,8 +142,8 @@ public final class Trace: CustomStringConvertible {
         var responderWidth = TraceStep.responderWidth
         var indexWidth = 2
         for step in steps {
-            nodeWidth = max(nodeWidth, min(step.node.description.count, TextClip.column))
-            responderWidth = max(responderWidth, min(step.responder.count, TextClip.column))
+            nodeWidth = max(nodeWidth, min(TextEscaper.oneLine(step.node.description).count, TextClip.column))
+            responderWidth = max(responderWidth, min(TextEscaper.oneLine(step.responder).count, TextClip.column))
             indexWidth = max(indexWidth, step.indexWidth)
         }
         var lines = [header]

@@ -49,8 +49,10 @@ public struct TraceStep: CustomStringConvertible {
     /// widens both columns to its longest node and responder (see ``Trace/description``).
     /// Node and responder longer than ``TextClip/column`` characters are cut (see ``TextClip``).
     public func line(nodeWidth: Int, responderWidth: Int, indexWidth: Int = 2) -> String {
-        let responder = TextClip.clip(self.responder, to: TextClip.column)
-        let line = "  " + Self.pad(TextClip.clip(node.description, to: TextClip.column), nodeWidth) + " "
+        // (one step a line: a line break in a name or id is shown as a space)
+        let responder = TextClip.clip(TextEscaper.oneLine(self.responder), to: TextClip.column)
+        let line =
+            "  " + Self.pad(TextClip.clip(TextEscaper.oneLine(node.description), to: TextClip.column), nodeWidth) + " "
         let noIndex = String(repeating: " ", count: indexWidth + 1)
         if index == 0 && (decision == .unhandled || decision == .disabled || decision == .loading) {
             return line + noIndex + decision.rawValue

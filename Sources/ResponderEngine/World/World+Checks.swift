@@ -54,14 +54,19 @@ extension World {
     /// Check 4: each type declared on `node` needs a typed responder of the matching kind
     /// (receive, handle, transform, or `catchError` for errors) whose filter is the type or an
     /// ancestor type, at a later position on `node` or anywhere on an ancestor. Skipped when
-    /// explicit responders are not required at `node`. One violation per missing type.
+    /// explicit responders are not required at `node`. One violation per missing type, however
+    /// often the node declares it (`triggers(A, A)` gave two: found by an acceptance probe).
     func checkExplicitResponders(of node: Node) throws {
         guard node.responders.contains(where: { $0.kind.isDeclaration }),
             node.effectiveRequireExplicit, !violationsDisabled(at: node)
         else { return }
+        var reported: [ValueType] = []
         for (position, entry) in node.responders.enumerated() where entry.kind.isDeclaration {
             for type in entry.declared
-            where !Self.hasExplicitResponder(for: type, on: node, after: position) {
+            where !reported.contains(where: { $0 === type })
+                && !Self.hasExplicitResponder(for: type, on: node, after: position)
+            {
+                reported.append(type)
                 let message =
                     "missing responder: \(node) declares \(entry.label) but no typed "
                     + "responder for \(type.name) is above it"

@@ -103,6 +103,13 @@ package enum NodeBinding: ModuleBinding {
                     luashim_pop(L, 1)
                     continue
                 }
+                // a node past a hole in the list (`{ [1] = A, [3] = C }`) is a child gone
+                // astray, not a prop (it became `props[3]`: found by an acceptance probe)
+                if m.node(at: -1) != nil {
+                    return m.fail(
+                        "bad child #\(k) in \(node.name) { … } (children are the table's sequence, #1 to #\(n); "
+                            + "a node at \(k) follows a hole)")
+                }
             }
             if lua_type(L, -2) == LUA_TSTRING, let key = m.runtime.string(at: -2) {
                 if key == "id" {
@@ -213,7 +220,24 @@ package enum NodeBinding: ModuleBinding {
     /// habit such as `.cls`, `A B` or `[x]` must not quietly find nothing.
     static func checkSelector(_ m: ModuleState, _ fname: String, _ sel: String) -> Int32? {
         guard !isSelector(sel) else { return nil }
-        return m.fail("bad argument #1 to '\(fname)' (selector expected: Name, #id or Name#id; got \"\(sel)\")")
+        return selectorError(m, fname, sel)
+    }
+
+    static func selectorError(_ m: ModuleState, _ fname: String, _ sel: String) -> Int32 {
+        m.fail("bad argument #1 to '\(fname)' (selector expected: Name, #id or Name#id; got \"\(sel)\")")
+    }
+
+    /// A selector whose name holds a space or one of `>[],:`, which `View` accepts in a name
+    /// (`View "Save Button"`): `Name`, `#id` or `Name#id` all the same (not empty, not starting
+    /// with `.`, `*` or `[`, at most one `#` with an id after it). Such text is read as a name
+    /// only when it finds a node; otherwise it is the CSS habit `checkSelector` refuses.
+    static func isNameWithSeparators(_ sel: String) -> Bool {
+        guard let first = sel.utf8.first,
+            first != UInt8(ascii: "."), first != UInt8(ascii: "*"), first != UInt8(ascii: "[")
+        else { return false }
+        guard let hash = sel.utf8.firstIndex(of: UInt8(ascii: "#")) else { return true }
+        let id = sel.utf8[sel.utf8.index(after: hash)...]
+        return !id.isEmpty && !id.contains(UInt8(ascii: "#"))
     }
 
     /// `Name`, `#id` or `Name#id`: not empty, at most one `#` with an id after it, and a name that
@@ -265,9 +289,15 @@ package enum NodeBinding: ModuleBinding {
         guard lua_type(L, 2) == LUA_TSTRING, let selector = m.runtime.string(at: 2) else {
             return m.argError(1, fname, "selector (string)", 2)
         }
-        if let status = checkSelector(m, fname, selector) { return status }
+        if isSelector(selector) {
+            push(m, node, selector)
+            return 1
+        }
+        // a name with a space or `>[],:` (`View "Save Button"`) when a node has it: else refused
+        guard isNameWithSeparators(selector) else { return selectorError(m, fname, selector) }
         push(m, node, selector)
-        return 1
+        let none = lua_type(L, -1) == LUA_TNIL || (lua_type(L, -1) == LUA_TTABLE && lua_rawlen(L, -1) == 0)
+        return none ? selectorError(m, fname, selector) : 1
     }
 
     static let path: LuaSwiftFunction = { L in

@@ -90,7 +90,7 @@ enum PublishBinding: ModuleBinding {
         guard m.isCallable(at: 3) else { return m.argError(2, "subscribe", "function", 3) }
         var id: String?
         var once = false
-        if let failure = ResponderBinding.options(m, "subscribe", 3, 4, &id, &once) { return failure }
+        if let failure = ResponderBinding.options(m, "subscribe", 3, 4, &id, &once, on: node) { return failure }
         let slot = FunctionSlot(m, node: node, functionAt: 3)
         // [unowned(unsafe) m]: subscribers run only in this state's publications (proof at `ModuleState`)
         let subscriber = node.subscribe(type: type, id: id, once: once, location: m.location()) {

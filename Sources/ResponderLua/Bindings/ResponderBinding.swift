@@ -33,7 +33,7 @@ enum ResponderBinding: ModuleBinding {
         }
         var id: String?
         var once = false
-        if let failure = options(m, fname, Int(arg), arg + 1, &id, &once) { return failure }
+        if let failure = options(m, fname, Int(arg), arg + 1, &id, &once, on: node) { return failure }
         let body = m.makeBody(kind, node: node, functionAt: fnIndex)
         let entry = ResponderEntry(kind: kind, filter: filter, id: id, once: once, location: m.location(), body: body)
         m.runtime.coverage?.track(entry, on: node, L)
@@ -42,10 +42,12 @@ enum ResponderBinding: ModuleBinding {
         return 1
     }
 
-    /// Reads `{ id = "x", once = true }` at `index` (optional).
+    /// Reads `{ id = "x", once = true }` at `index` (optional). An id names one entry of `node`'s
+    /// list: an empty one, or one another entry of the list has, is refused (two entries with
+    /// one id were both removed by one `removeResponder(id)`: found by an acceptance probe).
     static func options(
         _ m: ModuleState, _ fname: String, _ n: Int, _ index: Int32,
-        _ id: inout String?, _ once: inout Bool
+        _ id: inout String?, _ once: inout Bool, on node: Node
     ) -> Int32? {
         let L = m.L
         if luashim_isnoneornil(L, index) { return nil }
@@ -53,7 +55,15 @@ enum ResponderBinding: ModuleBinding {
         if let status = m.checkOptionKeys(index, fname, allowed: ["id", "once"]) { return status }
         let idType = luashim_rawgetfield(L, index, "id")
         if idType == LUA_TSTRING || idType == LUA_TNUMBER {
-            id = m.runtime.string(at: -1)
+            let text = m.runtime.string(at: -1) ?? ""
+            if text.isEmpty { return m.fail("bad option 'id' to '\(fname)' (id expected: not empty; got \"\")") }
+            if node.responders.contains(where: { $0.id == text }) || node.subscribers.contains(where: { $0.id == text })
+            {
+                return m.fail(
+                    "bad option 'id' to '\(fname)' (id \"\(TextClip.clip(text, to: TextClip.column))\" is already taken on \(node): an id names one entry, as removeResponder(id) removes it)"
+                )
+            }
+            id = text
         } else if idType != LUA_TNIL {
             return m.fail("bad option 'id' to '\(fname)' (string expected, got \(m.kindName(at: -1)))")
         }
@@ -106,7 +116,7 @@ enum ResponderBinding: ModuleBinding {
         guard let node = m.node(at: 1) else { return m.argError(0, "handleAlertErrors", "node", 1) }
         var id: String?
         var once = false
-        if let failure = options(m, "handleAlertErrors", 1, 2, &id, &once) { return failure }
+        if let failure = options(m, "handleAlertErrors", 1, 2, &id, &once, on: node) { return failure }
         let entry = ResponderEntry(kind: .handleAlertErrors, id: id, once: once, location: m.location())
         m.runtime.coverage?.track(entry, on: node, L)
         node.addResponder(entry)

@@ -66,7 +66,7 @@ extension ModuleState {
         // a number where a number of some range is expected, or a string where one of some
         // strings is, shows what it was: "got number 9", "got string \"Strict\""
         if lua_type(L, index) == LUA_TNUMBER,
-            ["number", "index", "integer", "count"].contains(where: expected.contains)
+            ["number", "index", "integer", "count", "position"].contains(where: expected.contains)
         {
             got += " " + runtime.describe(index)
         } else if lua_type(L, index) == LUA_TSTRING, expected.contains("\""), let s = runtime.string(at: index) {

@@ -149,6 +149,22 @@ describe("wrong arguments", function()
     assert.equal(1, #n:findAll("Item"))
   end)
 
+  it("a name View accepts is a selector too, spaces and :>[], included, when a node has it", function()
+    local root = View "Root" { View "Save Button", View "A:B" { id = "x" }, View "Grid > Item", View "Save Button" }
+    assert.equal("Save Button", tostring(root:find("Save Button")))
+    assert.equal(2, #root:findAll("Save Button"))
+    assert.equal("A:B#x", tostring(root:find("A:B#x")))
+    assert.equal("A:B#x", tostring(root:find("A:B")))
+    assert.equal("Grid > Item", tostring(root:find("Grid > Item")))
+    -- text no node is named: still the CSS habit, refused rather than finding nothing
+    for _, sel in ipairs { "Root Save", "Root > Grid", "A:B#y", "Save Button#z" } do
+      for _, f in ipairs { "find", "findAll" } do
+        assert.matches("bad argument #1 to '" .. f .. "' %(selector expected: Name, #id or Name#id; got \"",
+          errorOf(function() root[f](root, sel) end), nil, false, sel)
+      end
+    end
+  end)
+
   it("an error raised by a wrong argument inside a responder is a LuaError there", function()
     local root = View "Root"
     root:handleEvent(function(e, ctx) ctx.node:trigger("oops") end)

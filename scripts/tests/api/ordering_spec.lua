@@ -189,6 +189,24 @@ describe("once and ids", function()
     assert.unhandled(root:trigger(A()))
     assert.is_false(called)
   end)
+
+  it("an id names one entry: a second entry with it, or an empty id, is refused", function()
+    local root = View "Root"
+    root:handleEvent(A, function() end, { id = "dup" })
+    assert.error_matches(function() root:receiveEvent(function() end, { id = "dup" }) end,
+      "bad option 'id' to 'receiveEvent' (id \"dup\" is already taken on Root: an id names one entry, "
+        .. "as removeResponder(id) removes it)", 1, true)
+    assert.error_matches(function() root:subscribe(A, function() end, { id = "dup" }) end,
+      "bad option 'id' to 'subscribe' (id \"dup\" is already taken on Root", 1, true)
+    assert.error_matches(function() root:handleEvent(function() end, { id = "" }) end,
+      "bad option 'id' to 'handleEvent' (id expected: not empty; got \"\")", 1, true)
+    assert.equal(1, #root:responders())
+    -- the same id on another node, or again once the first entry is gone, is fine
+    View "Other":handleEvent(function() end, { id = "dup" })
+    assert.is_true(root:removeResponder("dup"))
+    root:receiveEvent(function() end, { id = "dup" })
+    assert.equal("receiveEvent", root:responders()[1].kind)
+  end)
 end)
 
 describe("nested dispatch", function()

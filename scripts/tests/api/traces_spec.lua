@@ -195,6 +195,23 @@ describe("the text form's index column", function()
     assert.equal("  Root         #10 handleEvent(A)               handled", lines[11])
   end)
 
+  it("keeps one step a line when names, ids or type names hold line breaks", function()
+    local T = Event "Tapped\nTwice"
+    local cell = View "Cell\nRow" { id = "a\rb" }
+    local root = View "Root" { cell }
+    root:handleEvent(T, function() end)
+    cell:receiveEvent(function() end)
+    assert.equal("event Tapped Twice{} from Cell Row#a b\n"
+      .. "  Cell Row#a b #1 receiveEvent                 passed\n"
+      .. "  Root         #1 handleEvent(Tapped Twice)    handled", tostring(cell:trigger(T()).trace))
+    local line
+    assert.warns("unhandledEvent", function()
+      cell:trigger(Event "Lost\nOne" ())
+      line = responder.warnings()[1].message
+    end)
+    assert.truthy(line:find("Cell\nRow", 1, true)) -- the record keeps the text; the printed line does not
+  end)
+
   it("keeps the unhandled row's decision in the index column", function()
     local root = View "Root"
     for _ = 1, 10 do root:receiveEvent(function() end) end

@@ -28,6 +28,16 @@ describe("View", function()
     assert.equal(root.children[1], b.parent)
   end)
 
+  it("refuses a node past a hole in the children, which would have become a prop", function()
+    assert.error_matches(function() return View "R" { [1] = View "A", [3] = View "C" } end,
+      "bad child #3 in R { … } (children are the table's sequence, #1 to #1; a node at 3 follows a hole)", 1, true)
+    assert.error_matches(function() return View "R" { [0] = View "A" } end, "bad child #0 in R", 1, true)
+    -- other values at such keys stay props
+    local r = View "R" { View "A", [5] = "five" }
+    assert.equal("five", r.props[5])
+    assert.equal(1, #r.children)
+  end)
+
   it("accepts a bare name without a table", function()
     local n = View "Spacer"
     assert.equal("Spacer", n.name)
@@ -121,6 +131,12 @@ describe("add and remove", function()
     root:add(n, 1)
     assert.equal(n, root.children[1])
     assert.equal("Grid", root.children[2].name)
+  end)
+
+  it("a position out of range is an error that shows it", function()
+    local root = View "Root" { View "A" }
+    assert.error_matches(function() root:add(View "B", 7) end,
+      "bad argument #2 to 'add' (position (1..2) expected, got number 7)", 1, true)
   end)
 
   it("moves a child that already had a parent", function()
