@@ -163,7 +163,9 @@ public struct TreeGraph: Sendable {
                     result: step.result.map { $0.description })
                 steps.append(mark)
                 guard let at = indexOf[ObjectIdentifier(step.node)] else { continue }
-                Self.attach(mark, to: &nodes[at], node: engineNodes[at], kind: trace.kind, after: noteCounts[at])
+                Self.attach(
+                    mark, to: &nodes[at], node: engineNodes[at], kind: trace.kind, after: noteCounts[at],
+                    entry: step.entry)
             }
             for (position, node) in trace.path.enumerated() {
                 if let at = indexOf[ObjectIdentifier(node)], nodes[at].pathPosition == nil {
@@ -209,8 +211,15 @@ public struct TreeGraph: Sendable {
     }
 
     /// Marks the line a step visited; a step whose entry is gone gets a line of its own.
-    /// `notes`: how many note lines come before the node's entry lines.
-    static func attach(_ step: Step, to graphNode: inout GraphNode, node: Node, kind: TraceKind, after notes: Int = 0) {
+    /// `notes`: how many note lines come before the node's entry lines. `entry`: the entry the step
+    /// visited, found in the node's list by identity (its position may have moved since: a `once`
+    /// entry before it ran, or one was removed; matched by position, the mark went to a made-up
+    /// "removed since" line while the entry that took the step stayed unmarked: found by an
+    /// acceptance probe).
+    static func attach(
+        _ step: Step, to graphNode: inout GraphNode, node: Node, kind: TraceKind, after notes: Int = 0,
+        entry: ResponderEntry? = nil
+    ) {
         if kind == .action {
             attachAction(step, to: &graphNode)
             return
@@ -230,6 +239,8 @@ public struct TreeGraph: Sendable {
             } else {
                 target = nil
             }
+        } else if let entry {
+            target = responders.firstIndex { $0 === entry }.map { notes + $0 }
         } else if step.index <= responders.count, responders[step.index - 1].label == step.responder {
             target = notes + step.index - 1
         } else {

@@ -225,6 +225,40 @@ struct TreeGraphTests {
         #expect(g.text().contains("#1 handleEvent(E) (removed since)  <- step 1: handled\n"))
     }
 
+    /// A step marks the entry that took it, found by identity, when earlier entries of its list
+    /// were removed (a `once` entry that ran, a `removeResponder` during the dispatch): by
+    /// position, the mark went to a made-up "(removed since)" line (found by an acceptance probe).
+    @Test func stepsMarkTheirEntryAfterTheListShifted() throws {
+        let once = try graph(
+            """
+            local A = Event "A"
+            local n = View "N"
+            local root = View "Root" { n }
+            n:receiveEvent(function() return false end, { once = true })
+            n:handleEvent(A, function() end)
+            mount(root)
+            n:trigger(A())
+            """)
+        let text = once.text()
+        #expect(text.contains("        #1 handleEvent(A)                <- step 2: handled\n"), "\(text)")
+        #expect(text.contains("        #1 receiveEvent (removed since)  <- step 1: passed\n"), "\(text)")
+        #expect(!text.contains("handleEvent(A) (removed since)"), "\(text)")
+        let removed = try graph(
+            """
+            local A = Event "A"
+            local n = View "N"
+            n:receiveEvent(function() n:removeResponder("x") return false end)
+            n:receiveEvent(function() return false end, { id = "x" })
+            n:handleEvent(function() end)
+            mount(View "Root" { n })
+            n:trigger(A())
+            """)
+        let text2 = removed.text()
+        #expect(text2.contains("        #1 receiveEvent  <- step 1: passed\n"), "\(text2)")
+        #expect(text2.contains("        #2 handleEvent   <- step 2: handled\n"), "\(text2)")
+        #expect(!text2.contains("removed since"), "\(text2)")
+    }
+
     @Test func withoutAMountedTreeTheLastDispatchTreeIsUsed() throws {
         let g = try graph(
             """

@@ -233,9 +233,11 @@ public final class Trace: CustomStringConvertible {
                 decision: record.decision, result: result)
         }
         let entry = snapshot(Int(record.node))[Int(record.entry)]
-        return TraceStep(
+        var step = TraceStep(
             node: node, index: Int(record.entry) + 1, responder: entry.label,
             filter: entry.filter, value: seen, decision: record.decision,
             result: result)
+        step.entry = entry
+        return step
     }
 }

@@ -14,6 +14,10 @@ public struct TraceStep: CustomStringConvertible {
     public var decision: Decision
     /// The resulting value for `transformed`, `caught` and `threw`.
     public var result: Value?
+    /// The entry visited, for a step of a node's list (`nil` for the `unhandled` step and for the
+    /// steps of publications and control actions): its place in the list may have changed since
+    /// (a `once` entry or a removal before it), its identity has not.
+    public var entry: ResponderEntry?
 
     /// Creates a step.
     public init(
