@@ -33,6 +33,10 @@ package enum ValueBinding: ModuleBinding {
                 if lua_getiuservalue(L, 1, 3) != LUA_TNIL { return 1 }
                 luashim_pop(L, 1)
             case "kind":
+                // "event" or "error", unless the value has a field of that name (SPEC §2.1 names
+                // no `kind`: a field `kind = "drag"` read back as "event")
+                lua_getiuservalue(L, 1, 1)
+                if lua_type(L, -1) == LUA_TTABLE, luashim_rawgetfield(L, -1, "kind") != LUA_TNIL { return 1 }
                 m.runtime.pushString(type.kind.rawValue)
                 return 1
             default: break

@@ -196,6 +196,24 @@ describe("the module", function()
   end)
 end)
 
+describe("fields named type and name", function()
+  it("are refused: e.type and e.name read the type and its name (SPEC §2.1)", function()
+    local Moved = Event "Moved"
+    assert.error_matches(function() return Moved { type = "drag" } end,
+      "bad field 'type' in Moved { … } (reserved: a value's type is its type; name the field otherwise)", 1, true)
+    assert.error_matches(function() return Error "Failed" { name = "x", n = 1 } end,
+      "bad field 'name' in Failed { … } (reserved: a value's name is its type's name; name the field otherwise)", 1, true)
+    local v = Moved { kind = "drag", label = "handle" }
+    assert.equal("Moved", v.name)
+    assert.equal(Moved, v.type)
+    assert.equal("handle", v.label)
+    -- `kind` is no SPEC name: a field wins, else "event" or "error"
+    assert.equal("drag", v.kind)
+    assert.equal("event", Moved {}.kind)
+    assert.equal("error", Error "Failed" {}.kind)
+  end)
+end)
+
 describe("a field named cause", function()
   it("reads back while the value replaced no error (SPEC §2.4's cause comes first)", function()
     local A, Er = Event "A", Error "Er"
