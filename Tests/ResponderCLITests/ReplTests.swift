@@ -287,6 +287,23 @@ struct ReplPipedTests {
         #expect(r.errors.contains("no tree is mounted"))
     }
 
+    /// `.tree` finds a name with a space, and a bad selector is a one-line error that names no
+    /// line of the REPL's own Lua (it named its source file: found by an acceptance probe).
+    @Test func treeSelectorErrorsNameNoInternalFile() throws {
+        let r = try ReplHarness.piped(
+            """
+            mount(View "Root" { View "Save Button" })
+            .tree Save Button
+            .tree A B
+            """)
+        #expect(r.output.contains("Save Button"), "\(r.output)")
+        #expect(
+            r.errors.contains(
+                "error: bad argument #1 to 'find' (selector expected: Name, #id or Name#id; got \"A B\")\n"),
+            "\(r.errors)")
+        #expect(!r.errors.contains("repl.lua"), "\(r.errors)")
+    }
+
     @Test func warningsAreListed() throws {
         let r = try ReplHarness.piped(
             """

@@ -358,7 +358,7 @@ function M.tree(selector)
   local root = mountedRoot(R)
   if root == nil then return nil, "no tree is mounted (mount(root) first)" end
   if selector and selector ~= "" then
-    local ok, found = pcall(function() return root:find(selector) end)
+    local ok, found = pcall(root.find, root, selector)  -- (the error names no line of this file)
     if not ok then return nil, tostring(found) end
     if found == nil then return nil, "no node matches '" .. selector .. "' in the mounted tree" end
     root = found
