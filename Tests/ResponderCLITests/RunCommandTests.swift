@@ -45,6 +45,30 @@ struct RunCommandTests {
         #expect(fine.stderr == "")
     }
 
+    /// A responder that fails in a finalizer run as the state closes, after the `LuaError` type's
+    /// own finalizer: the engine still gets its error (it trapped on a missing value: found by
+    /// an adversary probe).
+    @Test func aResponderFailingWhileTheStateClosesIsReported() throws {
+        let script = """
+            local E = Event "E"
+            local keep = setmetatable({}, { __gc = function()
+              local n = View "N"
+              n:receiveEvent(function() error("fails during close") end)
+              n:trigger(E{})
+            end })
+            local n = View "N"
+            n:receiveEvent(function() error("an ordinary failing responder") end)
+            n:trigger(E{})
+            print("script end")
+            """
+        let (r, _) = try H.runScript(script)
+        #expect(H.exited(r, 0), "\(H.show(r))")
+        #expect(r.stdout == "script end\n")
+        #expect(
+            H.contains(r.stderr, #"unhandled error LuaError{message="script.lua:4: fails during close"} from N"#),
+            "\(H.show(r))")
+    }
+
     /// A warning is one line on stderr even when a name, id or type name holds a line break
     /// (found by an acceptance probe: the trace and the diagnostic line split over several).
     @Test func aWarningStaysOnOneLine() throws {

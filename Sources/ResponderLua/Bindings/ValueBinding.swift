@@ -104,7 +104,14 @@ package enum ValueBinding: ModuleBinding {
             lua_setfield(L, -2, "node")
         }
         m.pushNewValue(m.luaErrorType)
-        let value = m.value(at: -1)!
+        // While the state closes, finalizers run in any order: the `LuaError` type's userdata
+        // may be finalized already, and a value made of it is no value to Lua any more (a
+        // responder failing in a later finalizer trapped here: found by an adversary probe). The
+        // engine then gets a value of its own with the message.
+        guard let value = m.value(at: -1) else {
+            luashim_pop(L, 1)
+            return Value(type: m.luaErrorType, payload: FieldsPayload(strings: ["message": message]))
+        }
         luashim_pop(L, 1)
         return value
     }
