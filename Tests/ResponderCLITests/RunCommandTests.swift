@@ -69,6 +69,35 @@ struct RunCommandTests {
             "\(H.show(r))")
     }
 
+    /// `explore.scenario` reads only `.lua` files inside the working folder or the script's
+    /// folder: it ran any file of the machine, whose text then showed through the globals it set
+    /// or its parse error (`/etc/os-release`, `/etc/shadow`: found by an adversary probe).
+    @Test func exploreScenarioReadsNoFileOutsideTheProject() throws {
+        let dir = try H.folder([
+            "secret/s.lua": "LEAK = 'secret'\nmount(View 'S')\n",
+            "secret/data.txt": "PASSWORD = 'x'\n",
+            "app/scen.lua": "mount(View 'A')\n",
+            "app/run.lua": """
+            print(pcall(explore.scenario, "/etc/os-release"))
+            print(pcall(explore.scenario, "../secret/s.lua"))
+            print(pcall(explore.scenario, "../secret/data.txt"))
+            print(LEAK, PASSWORD)
+            print(explore.scenario("scen.lua"))
+            """,
+        ])
+        let r = try H.run(["run.lua"], in: dir + "/app")
+        #expect(H.exited(r, 0), "\(H.show(r))")
+        #expect(
+            r.stdout == """
+                false\trun.lua:1: explore.scenario: '/etc/os-release' is not a Lua script (a path ending in .lua expected)
+                false\trun.lua:2: explore.scenario: '../secret/s.lua' is outside the working folder and the script's folder (scenarios are read there only)
+                false\trun.lua:3: explore.scenario: '../secret/data.txt' is not a Lua script (a path ending in .lua expected)
+                nil\tnil
+                A
+
+                """, "\(H.show(r))")
+    }
+
     /// A warning is one line on stderr even when a name, id or type name holds a line break
     /// (found by an acceptance probe: the trace and the diagnostic line split over several).
     @Test func aWarningStaysOnOneLine() throws {

@@ -98,17 +98,31 @@ package enum ExploreAPI {
 
     /// `host.scenario(path, seed)`: runs a scenario script in this state as `run` would (path
     /// relative to the calling script's folder, `math.random` seeded), returns the mounted root.
+    ///
+    /// Only a `.lua` file inside the working folder or the calling script's folder (links
+    /// resolved) is run: any file of the machine ran with the script's globals, its text read
+    /// back through them or through the parse error (`/etc/os-release`, `/etc/shadow`: found by
+    /// an adversary probe), where the sandbox gives scripts no file access (SPEC §4).
     static let scenario: LuaSwiftFunction = { L in
         let m = ModuleState.enter(L)
         let rt = m.runtime
         guard let given = rt.string(at: 1) else { return m.argError(1, "explore.scenario", "path (string)", 1) }
         let saved = rt.scriptDirectory
         let path = given.hasPrefix("/") || saved == "." ? given : saved + "/" + given
+        guard given.hasSuffix(".lua"), !given.utf8.contains(0) else {
+            return m.failAtScriptLine(
+                "explore.scenario: '\(given)' is not a Lua script (a path ending in .lua expected)")
+        }
+        if let real = realPath(path), !isInside(real, folder: ".") && !isInside(real, folder: saved) {
+            return m.failAtScriptLine(
+                "explore.scenario: '\(given)' is outside the working folder and the script's folder (scenarios are read there only)"
+            )
+        }
         let bytes: [UInt8]
         switch FileText.read(path) {
         case .success(let b): bytes = b
         case .failure(let problem):
-            return m.fail("explore.scenario: cannot open '\(path)': \(problem)")
+            return m.failAtScriptLine("explore.scenario: cannot open '\(path)': \(problem)")
         }
         // the safety level the exploration ran with (`--safety`): the default of this scenario's
         // run, put back afterwards (and given to its tree when the scenario set none), so that it
@@ -116,7 +130,8 @@ package enum ExploreAPI {
         var safety: SafetyLevel?
         if let level = rt.string(at: 3) {
             guard let s = SafetyLevel(rawValue: level) else {
-                return m.fail("bad option 'safety' to 'explore.scenario' (relaxed, strict or disabled expected)")
+                return m.failAtScriptLine(
+                    "bad option 'safety' to 'explore.scenario' (relaxed, strict or disabled expected)")
             }
             safety = s
         }
@@ -139,10 +154,23 @@ package enum ExploreAPI {
         rt.scriptDirectory = saved
         if status != LUA_OK { return LUASHIM_RAISE }
         guard let root = m.world.root else {
-            return m.fail("explore.scenario: '\(path)' mounted no tree (call mount(root) in the scenario)")
+            return m.failAtScriptLine("explore.scenario: '\(path)' mounted no tree (call mount(root) in the scenario)")
         }
         if let safety, root.safetyLevel == nil { root.safetyLevel = safety }
         m.push(root)
         return 1
+    }
+
+    /// `path` with links resolved, absolute; nil when it does not exist.
+    static func realPath(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
+    /// Whether the resolved path `real` lies inside `folder` (resolved too).
+    static func isInside(_ real: String, folder: String) -> Bool {
+        guard let base = realPath(folder) else { return false }
+        return base == "/" ? real.hasPrefix("/") : real.hasPrefix(base + "/")
     }
 }
