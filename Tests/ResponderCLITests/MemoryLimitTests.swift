@@ -200,6 +200,30 @@ struct MemoryLimitTests {
         #expect(H.contains(r.stderr, Self.memoryMessage), "\(name): \(r.stderr.prefix(600))")
     }
 
+    /// Comparing two values walks their fields with a work list of its own: it stays inside the
+    /// cap plus the overhead, and the limit names the comparison's line (two chains of about
+    /// 100 MB compared at a 128 MiB cap ran into the data limit, where an allocation failed with
+    /// no line; found by an adversary probe).
+    @Test func comparingDeepValuesStaysInsideTheCap() throws {
+        let dir = try H.folder([
+            "eq.lua": """
+            local E = Event "E"
+            local function chain(n) local t = {} local cur = t for _ = 1, n do cur.x = {} cur = cur.x end return t end
+            local a, b = E{ a = chain(550000) }, E{ a = chain(550000) }
+            collectgarbage()
+            print(a == b)
+            """
+        ])
+        defer { H.remove(dir) }
+        let kib = (128 + Self.overheadMiB) * 1024
+        let guardCommand = access("/usr/bin/timeout", X_OK) == 0 ? "/usr/bin/timeout -s KILL 120 " : ""
+        let r = try H.shell(
+            ["run", "eq.lua", "--max-memory", "128"], in: dir, prefix: guardCommand, setup: "ulimit -d \(kib); ")
+        #expect(H.exited(r, 3), "\(H.show(r).prefix(600))")
+        #expect(r.stderr.hasPrefix("error: eq.lua:5: memory limit exceeded (128 MiB)"), "\(r.stderr.prefix(600))")
+        #expect(!H.contains(r.stderr, "while the Lua state was closing"), "\(r.stderr.prefix(600))")
+    }
+
     /// What `--coverage` keeps stays inside the cap: the sites of registrations on nodes that
     /// were collected are folded as they pile up (a million of them took 289 MB at a 32 MiB
     /// cap), and node paths are bounded (a tappable chain 12,000 deep took 1.2 GB). Both ran to

@@ -25,7 +25,18 @@ extension ValueBinding {
         var pending = 2
         var equal = true
         var compared = 0
+        var nextCheck = 4096
         while equal && pending > 0 {
+            // The work list and the pairs seen are Lua tables made here, in host code, where an
+            // allocation past the cap is not refused: once the cap is crossed, a cap that still
+            // stands after a collection ends the walk, and the trampoline raises the memory limit
+            // (comparing two deep values went 357 MB past it: found by an adversary probe).
+            if compared >= nextCheck {
+                nextCheck = compared + 4096
+                if m.runtime.control.pointee.memoryExceeded != 0 && luashim_memory_limit_stands(L) != 0 {
+                    return 0
+                }
+            }
             lua_rawgeti(L, 3, lua_Integer(pending - 1))  // 5
             lua_rawgeti(L, 3, lua_Integer(pending))  // 6
             pending -= 2
