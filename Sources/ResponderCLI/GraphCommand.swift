@@ -94,10 +94,29 @@ struct GraphCommand: ParsableCommand {
         }
 
         let graph: TreeGraph
+        let strictBefore = runtime.world?.strictViolationCounts.values.reduce(0, +) ?? 0
         do {
             graph = try TreeGraph.capture(world: runtime.world, notes: KitNotes.provider(runtime))
         } catch {
             Stderr.write("error: \(error.message)\n")
+            throw ExitCode(1)
+        }
+        // Drawing calls the script's Lua (a field's __tostring, a binding's getter), whose errors
+        // give a fallback text; a limit or a strict violation met there fails the command as it
+        // would the script (they were swallowed: exit 0; found by an adversary probe). One more
+        // protected call through the one path raises a limit that stands.
+        do throws(LuaFailure) {
+            try runtime.runString("", chunkname: "=(graph)")
+        } catch {
+            // (no traceback: the call that found the limit is this command's, not the script's)
+            Stderr.write("error: \(error.message) (while the picture was drawn)\n")
+            throw ExitCode(error.isLimit ? 3 : 1)
+        }
+        if let world = runtime.world, world.strictViolationCounts.values.reduce(0, +) > strictBefore,
+            let violation = world.lastStrictViolation
+        {
+            Stderr.write(
+                "error: " + violation.warningLine.dropFirst("warning: ".count) + " (while the picture was drawn)\n")
             throw ExitCode(1)
         }
 

@@ -287,6 +287,45 @@ struct GraphTests {
         #expect(GraphHarness.read(dir + "/ok.txt") == "R\n\nlast dispatch: none\n")
     }
 
+    /// Drawing calls the script's Lua (a field's `__tostring`, a control's `disabled` binding):
+    /// a limit or a strict violation met there fails the command, as in the script (the picture
+    /// printed and the command exited 0: found by an adversary probe).
+    @Test func limitsAndStrictViolationsWhileDrawingFailTheCommand() throws {
+        let dir = try GraphHarness.folder([
+            "spin.lua": """
+            local E = Event "E"
+            local root = View "Root"
+            root:handleEvent(function() end)
+            mount(root)
+            root:trigger(E{ x = setmetatable({}, { __tostring = function() while true do end end }) })
+            """,
+            "strict.lua": """
+            local E = Event "E"
+            local root = View "Root"
+            local b = Button "B" { action = function() end,
+              disabled = Binding { get = function() root:trigger(E{ during = "drawing" }) return false end, set = function() end } }
+            root:add(b)
+            mount(root)
+            """,
+        ])
+        let spin = try GraphHarness.run([dir + "/spin.lua", "--format", "text", "--max-instructions", "1000000"])
+        #expect(spin.status == 3, "\(spin.stderr)")
+        #expect(spin.stdout == "")
+        #expect(
+            spin.stderr.hasPrefix("error: ")
+                && spin.stderr.contains("instruction limit exceeded (1000000 instructions)")
+                && spin.stderr.hasSuffix(" (while the picture was drawn)\n"), "\(spin.stderr)")
+        let strict = try GraphHarness.run([dir + "/strict.lua", "--format", "text", "--safety", "strict"])
+        #expect(strict.status == 1, "\(strict.stderr)")
+        #expect(strict.stdout == "")
+        #expect(strict.stderr.contains("unhandled event E{during=\\\"drawing\\\"} from Root"), "\(strict.stderr)")
+        #expect(strict.stderr.hasSuffix(" (while the picture was drawn)\n"), "\(strict.stderr)")
+        // relaxed: the picture, with the warning
+        let relaxed = try GraphHarness.run([dir + "/strict.lua", "--format", "text"])
+        #expect(relaxed.status == 0, "\(relaxed.stderr)")
+        #expect(relaxed.stdout.hasPrefix("Root\n"), "\(relaxed.stdout)")
+    }
+
     @Test func svgWithoutGraphvizIsAClearError() throws {
         let dir = try GraphHarness.folder(["grid.lua": gridScript])
         let empty = dir + "/empty-bin"

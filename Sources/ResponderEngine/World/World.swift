@@ -25,6 +25,9 @@ public final class World {
     /// How many strict violations of each kind were raised so far (never reset: a test
     /// framework compares counts before and after a call, as `assert.warns` does under strict).
     public internal(set) var strictViolationCounts: [ViolationKind: Int] = [:]
+    /// The last strict violation raised (never reset), for a host that must say what a call it
+    /// made on its own (not the script's) raised.
+    public internal(set) var lastStrictViolation: Violation?
     /// How many dispatches (and publications) are running, nested.
     @exclusivity(unchecked) public internal(set) var dispatchDepth = 0
     /// How many actions are running, nested.
@@ -213,6 +216,7 @@ public final class World {
             if pendingAbort == nil {
                 pendingAbort = violation
                 strictViolationCounts[violation.kind, default: 0] += 1
+                lastStrictViolation = violation
             }
             throw StrictViolation(pendingAbort ?? violation)
         }
