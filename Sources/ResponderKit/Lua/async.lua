@@ -299,6 +299,12 @@ local function advance(...)
     raise(fmt("advance(%s) would move the clock past the largest number (it is at %s)", tostring(seconds),
       tostring(now)))
   end
+  -- a step below the clock's precision where it stands would leave it where it is, and what is
+  -- due after now (a timer at the next number above) never came (found by an adversary probe)
+  if seconds > 0 and now + seconds == now then
+    raise(fmt("advance(%s) cannot move the clock at %s: the step is below its precision there "
+      .. "(about %s seconds); advance by more", tostring(seconds), tostring(now), fmt("%.3g", math.abs(now) * 2 ^ -52)))
+  end
   -- (also in a task's first slice, which runs when the task starts, before any advance: the
   -- refusal depended on whether the task had slept yet; found by an acceptance probe)
   if (advancing and costatus(advancing) ~= "dead") or next(stepping) ~= nil then

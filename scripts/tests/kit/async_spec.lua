@@ -479,4 +479,16 @@ describe("every with a tiny interval", function()
     assert.error_matches(function() advance(1e308) end, "would move the clock past the largest number")
     assert.is_true(now() > 1e308 and now() < 1 / 0)  -- (the refused advance left the clock as it was)
   end)
+
+  it("an advance too small to move the clock where it stands is an error, not a clock that stops", function()
+    advance(1e18)
+    local fired = false
+    after(1, function() fired = true end)  -- due at the next number above 1e18
+    assert.error_matches(function() advance(10) end,
+      "advance(10) cannot move the clock at 1e+18: the step is below its precision there (about 222 seconds); advance by more",
+      1, true)
+    assert.is_false(fired)
+    advance(1000)
+    assert.is_true(fired)
+  end)
 end)
