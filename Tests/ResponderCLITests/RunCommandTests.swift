@@ -69,6 +69,30 @@ struct RunCommandTests {
             "\(H.show(r))")
     }
 
+    /// Under strict, a violation a finalizer meets as the state closes is an error and exit 1:
+    /// Lua drops a finalizer's error while it closes the state, and it was lost (exit 0 and
+    /// nothing printed, where relaxed printed its warning: found by an adversary probe).
+    @Test func aStrictViolationWhileTheStateClosesIsReported() throws {
+        let script = """
+            local E = Event "E"
+            local root = View "Root" { View "Leaf" }
+            mount(root)
+            local keep = setmetatable({}, { __gc = function() root.children[1]:trigger(E{ at = "close" }) end })
+            print("script end")
+            """
+        let (r, dir) = try H.runScript(script, ["--safety", "strict"])
+        #expect(H.exited(r, 1), "\(H.show(r))")
+        #expect(r.stdout == "script end\n")
+        #expect(
+            r.stderr
+                == #"error: script.lua:4: unhandled event E{at="close"} from Leaf (path: Leaf > Root) (in a finalizer while the Lua state was closing)"#
+                + "\n",
+            "\(H.show(r))")
+        let relaxed = try H.run(["script.lua"], in: dir)
+        #expect(H.exited(relaxed, 0), "\(H.show(relaxed))")
+        #expect(H.contains(relaxed.stderr, "warning: script.lua:4: unhandled event"))
+    }
+
     /// `explore.scenario` reads only `.lua` files inside the working folder or the script's
     /// folder: it ran any file of the machine, whose text then showed through the globals it set
     /// or its parse error (`/etc/os-release`, `/etc/shadow`: found by an adversary probe).
