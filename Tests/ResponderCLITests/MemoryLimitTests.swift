@@ -51,9 +51,14 @@ struct MemoryLimitTests {
             "responders",
             """
             local E = Event "E"
-            local n = View "N"
+            local root, n, count = View "Root", View "N", 0
             local id = string.rep("r", 100)
-            while true do n:receiveEvent(E, function() end, { id = id }) end
+            -- (an id names one entry of a list: a thousand entries a node, each with its own)
+            while true do
+              count = count + 1
+              if count % 1000 == 0 then root:add(n); n = View "N" end
+              n:receiveEvent(E, function() end, { id = id .. count })
+            end
             """
         ),
         (

@@ -93,31 +93,35 @@ struct RunCommandTests {
         #expect(H.contains(relaxed.stderr, "warning: script.lua:4: unhandled event"))
     }
 
-    /// `explore.scenario` reads only `.lua` files inside the working folder or the script's
-    /// folder: it ran any file of the machine, whose text then showed through the globals it set
-    /// or its parse error (`/etc/os-release`, `/etc/shadow`: found by an adversary probe).
-    @Test func exploreScenarioReadsNoFileOutsideTheProject() throws {
+    /// `explore.scenario` runs only Lua scripts: a path ending in `.lua` that is, links resolved,
+    /// a `.lua` file. It ran any file of the machine, whose text then showed through the globals
+    /// it set or its parse error (`/etc/os-release`, `/etc/shadow`: found by an adversary probe).
+    @Test func exploreScenarioRunsOnlyLuaScripts() throws {
         let dir = try H.folder([
-            "secret/s.lua": "LEAK = 'secret'\nmount(View 'S')\n",
-            "secret/data.txt": "PASSWORD = 'x'\n",
+            "secret/data.txt": "PASSWORD = 'x'\nmount(View 'S')\n",
+            "other/s.lua": "mount(View 'O')\n",
             "app/scen.lua": "mount(View 'A')\n",
             "app/run.lua": """
             print(pcall(explore.scenario, "/etc/os-release"))
-            print(pcall(explore.scenario, "../secret/s.lua"))
             print(pcall(explore.scenario, "../secret/data.txt"))
-            print(LEAK, PASSWORD)
-            print(explore.scenario("scen.lua"))
+            print(pcall(explore.scenario, "link.lua"))
+            print(PASSWORD)
+            print(explore.scenario("scen.lua"), explore.scenario("../other/s.lua"))
             """,
         ])
+        #expect(symlink(dir + "/secret/data.txt", dir + "/app/link.lua") == 0)
+        let resolved = realpath(dir, nil)
+        defer { free(resolved) }
+        let real = resolved.map { String(cString: $0) } ?? dir
         let r = try H.run(["run.lua"], in: dir + "/app")
         #expect(H.exited(r, 0), "\(H.show(r))")
         #expect(
             r.stdout == """
                 false\trun.lua:1: explore.scenario: '/etc/os-release' is not a Lua script (a path ending in .lua expected)
-                false\trun.lua:2: explore.scenario: '../secret/s.lua' is outside the working folder and the script's folder (scenarios are read there only)
-                false\trun.lua:3: explore.scenario: '../secret/data.txt' is not a Lua script (a path ending in .lua expected)
-                nil\tnil
-                A
+                false\trun.lua:2: explore.scenario: '../secret/data.txt' is not a Lua script (a path ending in .lua expected)
+                false\trun.lua:3: explore.scenario: 'link.lua' leads to a file that is not a Lua script (a link to '\(real)/secret/data.txt')
+                nil
+                A\tO
 
                 """, "\(H.show(r))")
     }

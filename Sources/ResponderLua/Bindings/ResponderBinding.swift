@@ -57,6 +57,9 @@ enum ResponderBinding: ModuleBinding {
         if idType == LUA_TSTRING || idType == LUA_TNUMBER {
             let text = m.runtime.string(at: -1) ?? ""
             if text.isEmpty { return m.fail("bad option 'id' to '\(fname)' (id expected: not empty; got \"\")") }
+            // the list is searched: work charged by its length (ids on one long list)
+            let length = node.responders.count + node.subscribers.count
+            if length > 64 && m.runtime.charge(length) { return 0 }
             if node.responders.contains(where: { $0.id == text }) || node.subscribers.contains(where: { $0.id == text })
             {
                 return m.fail(

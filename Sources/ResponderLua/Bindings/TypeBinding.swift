@@ -40,16 +40,10 @@ enum TypeBinding: ModuleBinding {
         lua_createtable(L, 0, hasFields ? 4 : 0)
         let copy = lua_gettop(L)
         if hasFields {
-            // `e.type` and `e.name` read the type and its name (SPEC §2.1): as fields they
-            // printed but could never be read back (found by an acceptance probe). (A field
-            // `cause` reads back until the engine gives an error its cause: see `ValueBinding`.)
-            let reserved = luashim_copy_fields(L, 2, copy)
-            if reserved & 3 != 0 {
-                let key = reserved & 1 != 0 ? "type" : "name"
-                return m.fail(
-                    "bad field '\(key)' in \(TextClip.clip(type.name, to: TextClip.column)) { … } (reserved: a value's \(key) "
-                        + "is its type\(key == "name" ? "'s name" : ""); name the field otherwise)")
-            }
+            // (`e.type` and `e.name` read the type and its name, SPEC §2.1, whatever the fields:
+            // a field of either name prints and iterates, as `Saved { name = "Ann" }` does in
+            // the examples; refusing it broke them)
+            _ = luashim_copy_fields(L, 2, copy)
         }
         if type.isAlertable {
             lua_getfield(L, copy, "message")
