@@ -628,24 +628,15 @@ luashim_value_cell *luashim_new_value(lua_State *L, void *typeBlock, int mtref) 
 }
 
 /* [-0, +0, m] */
-int luashim_copy_fields(lua_State *L, int src, int dst) {
-    int reserved = 0;
+void luashim_copy_fields(lua_State *L, int src, int dst) {
     src = lua_absindex(L, src);
     dst = lua_absindex(L, dst);
     lua_pushnil(L);
     while (lua_next(L, src) != 0) {
-        if (lua_type(L, -2) == LUA_TSTRING) {
-            size_t n;
-            const char *k = lua_tolstring(L, -2, &n);
-            if (n == 4 && memcmp(k, "type", 4) == 0) reserved |= 1;
-            else if (n == 4 && memcmp(k, "name", 4) == 0) reserved |= 2;
-            else if (n == 5 && memcmp(k, "cause", 5) == 0) reserved |= 4;
-        }
         lua_pushvalue(L, -2);
         lua_insert(L, -2);
         lua_rawset(L, dst);
     }
-    return reserved;
 }
 
 /* [-0, +0, -] */

@@ -43,7 +43,7 @@ enum TypeBinding: ModuleBinding {
             // (`e.type` and `e.name` read the type and its name, SPEC §2.1, whatever the fields:
             // a field of either name prints and iterates, as `Saved { name = "Ann" }` does in
             // the examples; refusing it broke them)
-            _ = luashim_copy_fields(L, 2, copy)
+            luashim_copy_fields(L, 2, copy)
         }
         if type.isAlertable {
             lua_getfield(L, copy, "message")
