@@ -627,18 +627,6 @@ luashim_value_cell *luashim_new_value(lua_State *L, void *typeBlock, int mtref) 
     return cell;
 }
 
-/* [-0, +0, m] */
-void luashim_copy_fields(lua_State *L, int src, int dst) {
-    src = lua_absindex(L, src);
-    dst = lua_absindex(L, dst);
-    lua_pushnil(L);
-    while (lua_next(L, src) != 0) {
-        lua_pushvalue(L, -2);
-        lua_insert(L, -2);
-        lua_rawset(L, dst);
-    }
-}
-
 /* [-0, +0, -] */
 luashim_value_cell *luashim_to_value(lua_State *L, int idx, int mtref) {
     void *p = lua_touserdata(L, idx);

@@ -94,7 +94,7 @@ struct GraphCommand: ParsableCommand {
         }
 
         let graph: TreeGraph
-        let strictBefore = runtime.world?.strictViolationCounts.values.reduce(0, +) ?? 0
+        let strictBefore = runtime.world?.strictViolationTotal ?? 0
         do {
             graph = try TreeGraph.capture(world: runtime.world, notes: KitNotes.provider(runtime))
         } catch {
@@ -112,11 +112,8 @@ struct GraphCommand: ParsableCommand {
             Stderr.write("error: \(error.message) (while the picture was drawn)\n")
             throw ExitCode(error.isLimit ? 3 : 1)
         }
-        if let world = runtime.world, world.strictViolationCounts.values.reduce(0, +) > strictBefore,
-            let violation = world.lastStrictViolation
-        {
-            Stderr.write(
-                "error: " + violation.warningLine.dropFirst("warning: ".count) + " (while the picture was drawn)\n")
+        if let violation = runtime.world?.strictViolation(since: strictBefore) {
+            Stderr.write("error: \(violation.line) (while the picture was drawn)\n")
             throw ExitCode(1)
         }
 

@@ -1,3 +1,4 @@
+import ResponderEngine
 import ResponderKit
 import ResponderLua
 
@@ -8,31 +9,34 @@ enum ScriptRunner {
         file: String, arguments: [String], options: ScenarioOptions,
         coverage: CoverageOptions? = nil
     ) -> Int32 {
-        var runtime: LuaRuntime?
+        // The runtime lives in `execute` alone: closing its state, as it ends, runs the finalizers
+        // left. A strict violation one of them meets cannot be raised any more (Lua drops a
+        // finalizer's error as it closes), so it is reported here (it was lost, where relaxed
+        // printed its warning: found by an adversary probe).
+        guard let (status, world, strictBefore) = execute(file, arguments, options, coverage) else { return 3 }
+        if let violation = world?.strictViolation(since: strictBefore) {
+            Stderr.write("error: \(violation.line) (in a finalizer while the Lua state was closing)\n")
+            return status == 0 ? 1 : status
+        }
+        return status
+    }
+
+    /// Runs the script in a runtime of its own: its status, its world and the strict violations
+    /// raised so far (nil when no runtime could be made).
+    private static func execute(
+        _ file: String, _ arguments: [String], _ options: ScenarioOptions, _ coverage: CoverageOptions?
+    ) -> (Int32, World?, Int)? {
+        let runtime: LuaRuntime
         do {
             var options = options
             options.coverage = coverage?.mode ?? .off
             runtime = try Scenario.makeRuntime(options)
         } catch {
             Stderr.write("error: \(error.message)\n")
-            return 3
+            return nil
         }
-        guard let opened = runtime else { return 3 }
-        let status = run(opened, file: file, arguments: arguments, coverage: coverage)
-        // Closing the state runs the finalizers left: a strict violation one of them meets cannot
-        // be raised any more (Lua drops a finalizer's error as it closes), so it is reported here
-        // (it was lost, where relaxed printed its warning: found by an adversary probe).
-        let world = opened.world
-        let strictBefore = world?.strictViolationCounts.values.reduce(0, +) ?? 0
-        runtime = nil
-        _ = consume opened  // the last reference: the state closes here
-        if let world, world.strictViolationCounts.values.reduce(0, +) > strictBefore,
-            let violation = world.lastStrictViolation
-        {
-            Stderr.write("error: \(violation.description) (in a finalizer while the Lua state was closing)\n")
-            return status == 0 ? 1 : status
-        }
-        return status
+        let status = run(runtime, file: file, arguments: arguments, coverage: coverage)
+        return (status, runtime.world, runtime.world?.strictViolationTotal ?? 0)
     }
 
     private static func run(

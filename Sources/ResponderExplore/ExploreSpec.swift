@@ -62,7 +62,7 @@ package enum ExploreSpec {
 
     /// `path` relative to the folder `from` (both made absolute through the file system).
     package static func relativePath(_ path: String, from folder: String) -> String {
-        guard let target = realPath(path), let base = realPath(folder) else { return path }
+        guard let target = FileText.realPath(path), let base = FileText.realPath(folder) else { return path }
         let t = target.split(separator: "/")
         let b = base.split(separator: "/")
         var common = 0
@@ -70,12 +70,6 @@ package enum ExploreSpec {
         let ups = Array(repeating: "..", count: b.count - common)
         let rest = t[common...].map(String.init)
         return (ups + rest).joined(separator: "/")
-    }
-
-    static func realPath(_ path: String) -> String? {
-        guard let p = realpath(path, nil) else { return nil }
-        defer { free(p) }
-        return String(cString: p)
     }
 }
 

@@ -93,9 +93,9 @@ package enum BustedReport {
         _ records: [TestRecord], runs: Int, format: String, style: TestReport.Style, duration: Double
     ) -> String {
         var out = ""
+        let share = duration / Double(max(1, runs))
         for run in 1...max(1, runs) {
             let mine = records.filter { $0.run == run }
-            let share = duration / Double(max(1, runs))
             switch format {
             case "tap": out += tap(mine)
             case "json": out += json(mine, duration: share)

@@ -63,12 +63,9 @@ enum TestProtocol {
             opt(joined)
         }
         out.append(9)
-        switch (r.limit, r.hook) {
-        case (true, true): out.append(contentsOf: "LH".utf8)
-        case (true, false): out.append(UInt8(ascii: "L"))
-        case (false, true): out.append(UInt8(ascii: "H"))
-        case (false, false): out.append(UInt8(ascii: "-"))
-        }
+        if r.limit { out.append(UInt8(ascii: "L")) }
+        if r.hook { out.append(UInt8(ascii: "H")) }
+        if !r.limit && !r.hook { out.append(UInt8(ascii: "-")) }
         opt(r.defined)
         out.append(9)
         out.append(contentsOf: String(r.run).utf8)

@@ -245,8 +245,6 @@ luashim_value_cell *luashim_new_value(lua_State *L, void *typeBlock, int mtref);
 /** The cell of the value userdata at `idx`, or NULL when it is not one (or when its type was
  *  already finalized: a value resurrected by a `__gc` metamethod). */
 luashim_value_cell *luashim_to_value(lua_State *L, int idx, int mtref);
-/** Copies the fields of the table at `src` into the table at `dst` (raw reads and writes). */
-void luashim_copy_fields(lua_State *L, int src, int dst);
 /** The Swift type of a cell returned by `luashim_to_value` (never NULL for those). */
 static inline void *luashim_value_type(const luashim_value_cell *cell) { return *cell->typeBlock; }
 

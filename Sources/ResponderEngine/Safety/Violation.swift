@@ -38,7 +38,9 @@ public struct Violation: CustomStringConvertible {
         return message
     }
 
-    /// The diagnostic line printed in relaxed mode: `warning: FILE:LINE: message`, on one line
-    /// (a line break in a name or id shows as a space).
-    public var warningLine: String { "warning: " + TextEscaper.oneLine(description) }
+    /// ``description`` on one line (a line break in a name or id shows as a space).
+    public var line: String { TextEscaper.oneLine(description) }
+
+    /// The diagnostic line printed in relaxed mode: `warning: FILE:LINE: message`, on one line.
+    public var warningLine: String { "warning: " + line }
 }

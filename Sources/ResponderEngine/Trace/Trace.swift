@@ -125,10 +125,10 @@ public final class Trace: CustomStringConvertible {
     /// The header line: `event ItemSelected{item="b"} from Item#b`.
     public var header: String {
         // (one line: a line break in a name, an id or a type name is shown as a space)
-        let origin = TextClip.clip(TextEscaper.oneLine(origin.description), to: TextClip.column)
+        let origin = TextClip.clip(origin.description, to: TextClip.column)
         if kind == .action {
-            return
-                "action \(TextClip.clip(TextEscaper.oneLine(initialValue.type.name), to: TextClip.column)) from \(origin)"
+            return TextEscaper.oneLine(
+                "action \(TextClip.clip(initialValue.type.name, to: TextClip.column)) from \(origin)")
         }
         return TextEscaper.oneLine("\(kind.rawValue) \(initialValue) from \(origin)")
     }

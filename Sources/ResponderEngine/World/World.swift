@@ -26,8 +26,15 @@ public final class World {
     /// framework compares counts before and after a call, as `assert.warns` does under strict).
     public internal(set) var strictViolationCounts: [ViolationKind: Int] = [:]
     /// The last strict violation raised (never reset), for a host that must say what a call it
-    /// made on its own (not the script's) raised.
+    /// made on its own (not the script's) raised: see ``strictViolation(since:)``.
     public internal(set) var lastStrictViolation: Violation?
+    /// How many strict violations were raised so far, of every kind.
+    public var strictViolationTotal: Int { strictViolationCounts.values.reduce(0, +) }
+
+    /// The last strict violation, when one was raised since ``strictViolationTotal`` was `total`.
+    public func strictViolation(since total: Int) -> Violation? {
+        strictViolationTotal > total ? lastStrictViolation : nil
+    }
     /// How many dispatches (and publications) are running, nested.
     @exclusivity(unchecked) public internal(set) var dispatchDepth = 0
     /// How many actions are running, nested.

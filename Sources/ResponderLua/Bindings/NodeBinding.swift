@@ -218,11 +218,6 @@ package enum NodeBinding: ModuleBinding {
 
     /// Raises for text that is not a selector SPEC §2.2 knows (`Name`, `#id`, `Name#id`): a CSS
     /// habit such as `.cls`, `A B` or `[x]` must not quietly find nothing.
-    static func checkSelector(_ m: ModuleState, _ fname: String, _ sel: String) -> Int32? {
-        guard !isSelector(sel) else { return nil }
-        return selectorError(m, fname, sel)
-    }
-
     static func selectorError(_ m: ModuleState, _ fname: String, _ sel: String) -> Int32 {
         m.fail("bad argument #1 to '\(fname)' (selector expected: Name, #id or Name#id; got \"\(sel)\")")
     }
@@ -230,7 +225,7 @@ package enum NodeBinding: ModuleBinding {
     /// A selector whose name holds a space or one of `>[],:`, which `View` accepts in a name
     /// (`View "Save Button"`): `Name`, `#id` or `Name#id` all the same (not empty, not starting
     /// with `.`, `*` or `[`, at most one `#` with an id after it). Such text is read as a name
-    /// only when it finds a node; otherwise it is the CSS habit `checkSelector` refuses.
+    /// only when it finds a node; otherwise it is the CSS habit `selectorError` refuses.
     static func isNameWithSeparators(_ sel: String) -> Bool {
         guard let first = sel.utf8.first,
             first != UInt8(ascii: "."), first != UInt8(ascii: "*"), first != UInt8(ascii: "[")

@@ -40,10 +40,12 @@ enum TypeBinding: ModuleBinding {
         lua_createtable(L, 0, hasFields ? 4 : 0)
         let copy = lua_gettop(L)
         if hasFields {
-            // (`e.type` and `e.name` read the type and its name, SPEC §2.1, whatever the fields:
-            // a field of either name prints and iterates, as `Saved { name = "Ann" }` does in
-            // the examples; refusing it broke them)
-            luashim_copy_fields(L, 2, copy)
+            lua_pushnil(L)
+            while lua_next(L, 2) != 0 {
+                lua_pushvalue(L, -2)
+                luashim_insert(L, -2)
+                lua_rawset(L, copy)
+            }
         }
         if type.isAlertable {
             lua_getfield(L, copy, "message")

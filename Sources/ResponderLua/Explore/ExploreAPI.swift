@@ -114,7 +114,7 @@ package enum ExploreAPI {
             return m.failAtScriptLine(
                 "explore.scenario: '\(given)' is not a Lua script (a path ending in .lua expected)")
         }
-        if let real = realPath(path), !real.hasSuffix(".lua") {
+        if let real = FileText.realPath(path), !real.hasSuffix(".lua") {
             return m.failAtScriptLine(
                 "explore.scenario: '\(given)' leads to a file that is not a Lua script (a link to '\(TextClip.clip(real, to: TextClip.column))')"
             )
@@ -161,12 +161,4 @@ package enum ExploreAPI {
         m.push(root)
         return 1
     }
-
-    /// `path` with links resolved, absolute; nil when it does not exist.
-    static func realPath(_ path: String) -> String? {
-        guard let real = realpath(path, nil) else { return nil }
-        defer { free(real) }
-        return String(cString: real)
-    }
-
 }

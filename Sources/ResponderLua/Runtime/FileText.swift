@@ -160,6 +160,13 @@ public enum FileText {
         return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK
     }
 
+    /// `path` with links resolved, absolute; nil when it does not exist.
+    public static func realPath(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
     /// The folder part of a path (`.` when none).
     public static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
