@@ -574,6 +574,8 @@ static int compat_rawget(lua_State *L) {
 
 /* ---------------- pristine library functions for host Lua code ---------------- */
 
+void luashim_install_coroutines(lua_State *L);   /* limits.c */
+
 /* Pushes a fresh library table made by `open` (no global side effects for these). */
 /* [-0, +1, m] */
 static void fresh_library(lua_State *L, lua_CFunction open) {
@@ -611,11 +613,13 @@ static int make_pristine_env(lua_State *L) {
     lua_setfield(L, 1, LUA_UTF8LIBNAME);
     fresh_library(L, luaopen_math);
     lua_setfield(L, 1, LUA_MATHLIBNAME);
-    /* coroutine: reads give the pristine functions but resume and wrap; writes go to the
+    /* coroutine: reads give the pristine functions but resume and wrap (and close is the sandbox's,
+     * which keeps the limits on the closing methods); writes go to the
      * script's coroutine library (the kit routes the script's coroutines through itself) */
     lua_newtable(L);                                                   /* proxy */
     lua_createtable(L, 0, 2);                                          /* its metatable */
     fresh_library(L, luaopen_coroutine);
+    luashim_install_coroutines(L);   /* close runs its closing methods under the limits */
     lua_pushnil(L); lua_setfield(L, -2, "resume");
     lua_pushnil(L); lua_setfield(L, -2, "wrap");
     lua_setfield(L, -2, "__index");

@@ -1096,6 +1096,45 @@ static int co_resume(lua_State *L) {
     return r + 1;
 }
 
+/* coroutine.close(co), as Lua's own, with the closing methods run under the limits: they run on
+ * co's stack, so co is the running thread meanwhile (else a closing method that never returns
+ * met the time limit as "C code cannot be interrupted", and the count hook was not on it).
+ * Stack: [co] -> [true] | [false, error]. */
+/* [-0, +(1|2), e] */
+static int co_close(lua_State *L) {
+    lua_State *co = lua_tothread(L, 1);
+    luaL_argexpected(L, co, 1, "thread");
+    lua_Debug ar;
+    int status = lua_status(co);
+    const char *cannot = NULL;
+    if (co == L) cannot = "running";
+    else if (status == LUA_OK && lua_getstack(co, 0, &ar)) cannot = "normal";
+    if (cannot) return luaL_error(L, "cannot close a %s coroutine", cannot);
+    luashim_control *c = luashim_control_of(L);
+    luashim_limits *lim = c->lim;
+    settle(L, lim);
+    lim->running = co;
+    set_hook(co, lim);
+#if LUA_VERSION_RELEASE_NUM >= 50406
+    status = lua_closethread(co, L);
+#else
+    status = lua_resetthread(co);
+#endif
+    settle(co, lim);
+    lim->running = L;
+    set_hook(L, lim);
+    if (status == LUA_OK) {
+        rethrow_limit(L, 0);
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    lua_xmove(co, L, 1);
+    rethrow_limit(L, 1);
+    lua_pushboolean(L, 0);
+    lua_insert(L, -2);
+    return 2;
+}
+
 /* The function coroutine.wrap returns (upvalue 1: the coroutine).
  * Stack: [args...] -> [results...] or raises the coroutine's error with the caller's position. */
 /* [-0, +r, e] */
@@ -1131,7 +1170,7 @@ static int co_wrap(lua_State *L) {
     return 1;
 }
 
-/* Replaces coroutine.resume and coroutine.wrap in the coroutine table at the top.
+/* Replaces coroutine.resume, coroutine.wrap and coroutine.close in the coroutine table at the top.
  * Stack: [coroutine] -> [coroutine]. */
 /* [-0, +0, m] */
 void luashim_install_coroutines(lua_State *L) {
@@ -1139,6 +1178,8 @@ void luashim_install_coroutines(lua_State *L) {
     lua_setfield(L, -2, "resume");
     lua_pushcfunction(L, co_wrap);
     lua_setfield(L, -2, "wrap");
+    lua_pushcfunction(L, co_close);
+    lua_setfield(L, -2, "close");
 }
 
 /* ---------------- strict aborts ---------------- */

@@ -198,6 +198,32 @@ import Testing
                 "instruction limit exceeded (10000000 instructions); raise it with --max-instructions N"))
     }
 
+    /// `coroutine.close` runs the closing methods on the coroutine's stack: they ran without the
+    /// limits' hook, so one that looped met the time limit as "C code cannot be interrupted", and
+    /// the instruction limit raised inside it came back from `close` as a value the script could
+    /// read and go on after.
+    @Test(arguments: [
+        (["--timeout", "1"], "time limit exceeded (1 s) in function <close.lua:2>; raise it with --timeout SECONDS"),
+        (
+            ["--max-instructions", "10000000"],
+            "instruction limit exceeded (10000000 instructions); raise it with --max-instructions N"
+        ),
+    ])
+    func closingMethodsOfACoroutineCloseRunUnderTheLimits(arguments: [String], message: String) throws {
+        let script = """
+            local co = coroutine.create(function()
+              local c <close> = setmetatable({}, { __close = function() while true do end end })
+              coroutine.yield()
+            end)
+            coroutine.resume(co)
+            print("closed", coroutine.close(co))
+            """
+        let (r, _) = try H.runScript(script, name: "close.lua", arguments)
+        #expect(H.exited(r, 3), "\(H.show(r))")
+        #expect(r.stdout == "", "\(H.show(r))")
+        #expect(H.lines(r.stderr).first == "error: close.lua:2: " + message, "\(H.show(r))")
+    }
+
     // MARK: - the same file under lua5.4
 
     /// Runs `file` (in `dir`) under `lua5.4` and `responder run`; nil when lua5.4 is missing.
@@ -242,6 +268,35 @@ import Testing
             #expect(g2 >= s2 && g2 <= s2 + 1, "recursive wrap: lua5.4 \(s2), ours \(g2)")
         }
         #expect(sw.dropFirst() == gw.dropFirst(), "lua5.4: \(stock[1]) ours: \(got[1])")
+    }
+
+    /// `coroutine.close` (the sandbox's, which keeps the limits on the closing methods) answers as
+    /// stock Lua's: the closing method's error, a dead coroutine closed again, a running or
+    /// normal coroutine refused, a bad argument.
+    @Test func coroutineCloseAnswersAsStockLua() throws {
+        let script = """
+            local co = coroutine.create(function()
+              local c <close> = setmetatable({}, { __close = function(_, e) print("closing", e) error("in close") end })
+              coroutine.yield()
+            end)
+            print(coroutine.resume(co))
+            print(coroutine.close(co))
+            print(coroutine.status(co), coroutine.close(co))
+            print(pcall(coroutine.close, coroutine.running()))
+            local outer
+            outer = coroutine.create(function()
+              local inner = coroutine.create(function() print(pcall(coroutine.close, outer)) end)
+              coroutine.resume(inner)
+            end)
+            coroutine.resume(outer)
+            print(pcall(coroutine.close, 5))
+            print(coroutine.close(coroutine.create(print)))
+            """
+        let dir = try H.folder(["close.lua": script])
+        guard let (lua, ours) = try Self.both(dir, "close.lua") else { return }
+        #expect(H.exited(ours, 0), "\(H.show(ours))")
+        #expect(ours.stdout == lua.stdout, "lua5.4: \(lua.stdout) ours: \(ours.stdout)")
+        #expect(H.lines(ours.stdout).count == 8, "\(H.show(ours))")
     }
 
     /// An error through `coroutine.wrap` gets the caller's position as a prefix, as in `lua5.4`

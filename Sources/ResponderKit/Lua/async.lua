@@ -6,7 +6,7 @@ local reportFrom, isCancellation, kindName, raise = K.report, K.isCancellation, 
 local type, error, next, setmetatable, rawget, tostring =
       type, error, next, setmetatable, rawget, tostring
 local cocreate, coyield, corunning, coisyieldable = coroutine.create, coroutine.yield, coroutine.running, coroutine.isyieldable
-local costatus = coroutine.status
+local costatus, coclose = coroutine.status, coroutine.close
 local CancellationError = M.CancellationError
 local fmt = string.format
 local argerr, first, callable, checkNode, checkFn, kit =
@@ -140,8 +140,17 @@ local function reportTaskError(node, err, traceback)
 end
 local function finish(t, ok, err, traceback, unwinding)
   local d = data[t]
-  if d.co then threads[d.co] = nil end
+  local co = d.co
+  if co then threads[co] = nil end
   d.co, live[t] = nil, nil
+  -- A task ended by a cancellation or an error left its pending to-be-closed variables open (Lua
+  -- closes them in a coroutine only through coroutine.close): close them now, before the end is
+  -- reported, as a function's own error would have. An error of a closing method replaces the
+  -- task's (a cancelled task then failed), as it does in a function. (Not when unwinding: no more script code runs then.)
+  if not ok and not unwinding and co and costatus(co) == "dead" then
+    local closed, closeErr = coclose(co)
+    if not closed and closeErr ~= err then err, traceback = closeErr, nil end
+  end
   if ok then
     d.state = "finished"
   elseif isCancellation(err) then
@@ -463,7 +472,6 @@ coroutine.resume = function(...)
   if type((...)) ~= "thread" then coArgError("resume", "thread", ...) end
   return resumed(resume(...))
 end
-local coclose = coroutine.close
 local function wrapped(co, wasDead, tag, ...)
   if tag == "error" then
     -- as Lua's own wrap: a coroutine that died of the error has its to-be-closed variables

@@ -106,6 +106,33 @@ describe("async buttons and the virtual clock", function()
     assert.equal(0, #responder.warnings())
   end)
 
+  it("a task that ends by a cancellation or an error closes its to-be-closed variables first", function()
+    local log = {}
+    local function closer(tag, fails)
+      return setmetatable({}, { __close = function(_, err)
+        log[#log + 1] = tag .. (err and " with error" or "")
+        if fails then error("close of " .. tag .. " failed", 0) end
+      end })
+    end
+    local root = View "Root"
+    root:handleError(function(e) log[#log + 1] = "reported " .. e.message end)
+    root:onAsyncTaskEnded(function(t) log[#log + 1] = "ended " .. t.state end)
+    mount(root)
+    local cancelled = task(function() local _ <close> = closer("cancelled"); sleep(1) end, { node = root })
+    cancelled:cancel()
+    task(function() local _ <close> = closer("failed"); sleep(1); error("boom", 0) end, { node = root })
+    advance(1)
+    local closeFails = task(function() local _ <close> = closer("close fails", true); sleep(1) end, { node = root })
+    closeFails:cancel()
+    assert.same({
+      "cancelled with error", "ended cancelled",
+      "failed with error", "reported boom", "ended failed",
+      -- an error of a closing method is the task's end, as in a function
+      "close fails with error", "reported close of close fails failed", "ended failed",
+    }, log)
+    assert.equal("close of close fails failed", closeFails.error)
+  end)
+
   it("errors raised in the action are reported from the button as LuaError", function()
     local caught
     local button = AsyncButton "Go" { action = function()
