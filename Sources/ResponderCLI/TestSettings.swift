@@ -190,6 +190,17 @@ extension TestSettings {
             Stderr.write("error: --pattern: \(error.message)\n")
             throw ExitCode(2)
         }
+        // a malformed test-name pattern is a usage error before anything runs (it selected no
+        // test, or excluded none, and the run passed: found by an acceptance probe)
+        for (option, patterns) in [("--filter", resolved.run.filters), ("--filter-out", resolved.run.filterOut)]
+        where !patterns.isEmpty {
+            do {
+                _ = try LuaPatternMatcher(patterns)
+            } catch {
+                Stderr.write("error: \(option): \(error.message)\n")
+                throw ExitCode(2)
+            }
+        }
         var files: [TestFile]
         do {
             files = try TestDiscovery.discover(resolved.paths, selection: selection)

@@ -3,8 +3,8 @@ import CLuaShim
 import ResponderLua
 
 /// Matches text against Lua patterns (`string.find`), for options that take Lua patterns outside
-/// a script (busted's `--pattern` / `--exclude-pattern` on file names). A malformed pattern is a
-/// usage error reported by `init`.
+/// a script (busted's `--pattern` / `--exclude-pattern` on file names; `--filter` and
+/// `--filter-out` are checked with it). A malformed pattern is a usage error reported by `init`.
 public final class LuaPatternMatcher {
     private let runtime: LuaRuntime
     public let patterns: [String]

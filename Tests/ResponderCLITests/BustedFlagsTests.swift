@@ -452,6 +452,26 @@ struct BustedFlagsTests {
         #expect(H.contains(r.stderr, "matching a file name pattern:4: time limit exceeded (1 s)"), "\(r.stderr)")
     }
 
+    /// A malformed pattern given to `--filter`, `--filter-out` or `--pattern` (here or in a
+    /// `.busted` file) is a usage error, exit 2, before anything runs: `--filter "["` selected no
+    /// test and the run passed, `--filter-out "%"` excluded none (found by an acceptance probe).
+    @Test(arguments: [
+        (["--filter", "["], "error: --filter: bad pattern '[': malformed pattern (missing ']')"),
+        (["--filter-out=%"], "error: --filter-out: bad pattern '%': malformed pattern (ends with '%')"),
+        (["-p", "a[b"], "error: --pattern: bad pattern 'a[b': malformed pattern (missing ']')"),
+        (["--run", "bad"], "error: --filter: bad pattern '(': unfinished capture"),
+    ])
+    func malformedPatternsAreUsageErrors(arguments: [String], message: String) throws {
+        let dir = try H.folder([
+            "a_spec.lua": "it('fails', function() assert.is_true(false) end)\n",
+            ".busted": "return { bad = { filter = '(' } }\n",
+        ])
+        let r = try H.run(dir, arguments)
+        #expect(r.status == 2, "\(r.stdout)\(r.stderr)")
+        #expect(H.lines(r.stderr) == [message], "\(r.stderr)")
+        #expect(r.stdout == "")
+    }
+
     @Test func lpathLoadsLuaSourceOnlyHelperAndStatements() throws {
         let dir = try H.folder([
             "vendor/pure.lua": "return { name = 'pure' }\n",

@@ -23,6 +23,16 @@ package enum TapBinding: ModuleBinding {
             }
             return .success(TapAction.Action.trigger(v))
         }
+        if let type = m.valueType(at: index) {
+            // a type is callable, but it is not what the field takes: said here, not at the tap
+            // (an error type failed only when tapped, as a LuaError about an "event function":
+            // found by an acceptance probe)
+            let kind = type.kind == .event ? "event" : "error"
+            return .failure(
+                m.fail(
+                    "bad field '\(field)' in \(owner) (event or function expected, got \(kind) type \(type.name)"
+                        + (type.kind == .event ? "; make a value with \(type.name) {})" : ")")))
+        }
         guard m.isCallable(at: index) else {
             return .failure(
                 m.fail("bad field '\(field)' in \(owner) (event or function expected, got \(m.kindName(at: index)))"))
@@ -49,6 +59,10 @@ package enum TapBinding: ModuleBinding {
     static let onTapGesture: LuaSwiftFunction = { L in
         let m = state(L)
         guard let node = m.node(at: 1) else { return m.argError(0, "onTapGesture", "node", 1) }
+        if m.valueType(at: 2) != nil {
+            // a type is callable: `onTapGesture(E)` would make a value and drop it at each tap
+            return m.argError(1, "onTapGesture", "function or table", 2)
+        }
         if m.isCallable(at: 2) {
             return pushHandle(m, node, count: 1, action: performAction(m, node, at: 2))
         }
@@ -73,7 +87,7 @@ package enum TapBinding: ModuleBinding {
             case .failure(let status): return status
             case .success(let action): return pushHandle(m, node, count: count, action: action)
             }
-        } else if luashim_rawgetfield(L, 2, "perform") != LUA_TNIL, m.isCallable(at: -1) {
+        } else if luashim_rawgetfield(L, 2, "perform") != LUA_TNIL, m.isCallable(at: -1), m.valueType(at: -1) == nil {
             return pushHandle(m, node, count: count, action: performAction(m, node, at: -1))
         }
         return m.fail(

@@ -232,3 +232,23 @@ describe("alerts", function()
     assert.is_nil(eb.props.disabled)
   end)
 end)
+
+describe("tap actions given a type", function()
+  it("refuses a type where an event or a function belongs, at the line that gave it (found by an acceptance probe)", function()
+    local ok, err = pcall(function() return EventButton "Save" { event = Plain } end)
+    assert.is_false(ok)
+    assert.matches("taps_alerts_spec%.lua:%d+: bad field 'event' in EventButton %(event or function expected, "
+      .. "got error type Plain%)$", err)
+    ok, err = pcall(function() return EventButton "Save" { event = Tapped } end)
+    assert.is_false(ok)
+    assert.matches("got event type Tapped; make a value with Tapped {}%)$", err)
+    local v = View "V"
+    ok, err = pcall(function() v:onTapGesture { trigger = Plain } end)
+    assert.is_false(ok)
+    assert.matches("bad field 'trigger' in onTapGesture %(event or function expected, got error type Plain%)$", err)
+    ok, err = pcall(function() v:onTapGesture(Tapped) end)
+    assert.is_false(ok)
+    assert.matches("bad argument #1 to 'onTapGesture' %(function or table expected, got event type%)$", err)
+    assert.has_error(function() tap(v) end)  -- none of them was added
+  end)
+end)
