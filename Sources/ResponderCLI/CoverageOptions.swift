@@ -67,11 +67,25 @@ struct CoverageSettings: Equatable {
 
     /// Writes the report and returns the summary text (with the report's path), or prints an
     /// error and returns nil when the file cannot be written.
+    ///
+    /// The report is written as snapshots are (``FileText/writeGuarded(_:to:header:guardedFolder:)``):
+    /// never through a symbolic link, in its name or its folder's, and never over a file that is
+    /// not an earlier report of the same format. A repository could ship `coverage/lcov.info`
+    /// (or `coverage/`) as a link to any file, and `--coverage` replaced that file (found by an
+    /// adversary probe).
     func write(_ data: CoverageData) -> String? {
         let path = outputPath
-        let text = coverageFormat == "json" ? data.json() : data.lcov()
-        if !CoverageOptions.makeParent(of: path) || !FileText.write(text, to: path) {
+        let json = coverageFormat == "json"
+        let text = json ? data.json() : data.lcov()
+        guard CoverageOptions.makeParent(of: path) else {
             Stderr.write("error: cannot write the coverage report to '\(path)': \(String(cString: strerror(errno)))\n")
+            return nil
+        }
+        if let why = FileText.writeGuarded(
+            Array(text.utf8), to: path, header: json ? "{\n  \"files\"" : "TN:",
+            guardedFolder: FileText.directory(of: path))
+        {
+            Stderr.write("error: cannot write the coverage report to '\(path)': \(why)\n")
             return nil
         }
         return "\nCoverage (\(path)):\n" + data.summary()

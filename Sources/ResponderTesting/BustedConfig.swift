@@ -57,7 +57,9 @@ public struct BustedConfig: Sendable {
     /// `timeoutSeconds`.
     public static func load(_ path: String, task: String?, timeoutSeconds: Double) throws(Problem) -> BustedConfig {
         let bytes: [UInt8]
-        switch FileText.read(path) {
+        // (read whole outside any cap: no larger than the state it runs in may hold; an 8 GiB
+        // sparse `.busted` aborted the runner, found by an adversary probe)
+        switch FileText.read(path, maxBytes: 16 << 20) {
         case .success(let b): bytes = b
         case .failure(let problem): throw Problem(message: "cannot open \(path): \(problem)")
         }

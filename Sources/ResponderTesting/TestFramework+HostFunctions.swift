@@ -295,12 +295,16 @@ extension TestFramework {
             rt.pushString(why)
             return 2
         }
-        switch FileText.read(path) {
+        switch FileText.read(path, maxBytes: rt.fileReadAllowance) {
         case .success(let bytes):
             bytes.withUnsafeBufferPointer { buf in
                 buf.withMemoryRebound(to: CChar.self) { luashim_pushlstring(L, $0.baseAddress, $0.count) }
             }
             return 1
+        case .failure(.tooLarge(let size, _)):
+            lua_pushnil(L)
+            rt.pushString("it is too large (\(size) bytes) for the memory limit (--max-memory)")
+            return 2
         case .failure:
             lua_pushnil(L)
             return 1

@@ -171,12 +171,14 @@ package enum TestReport {
     }
 
     /// `s` on one line for a TAP test line (``TextEscaper/oneLine``); with `escapingHash`, `#`
-    /// (TAP's directive mark) is escaped.
+    /// (TAP's directive mark) is escaped, and so is `\` (TAP's escape character: a name holding
+    /// `\# TODO` became `\\# TODO`, an escaped backslash and a real TODO directive that made a
+    /// failing test pass for TAP consumers; found by an adversary probe).
     static func tapName(_ s: String, escapingHash: Bool = true) -> String {
         escapingHash ? tapNameEscaper(s) : TextEscaper.oneLine(s)
     }
 
-    private static let tapNameEscaper = TextEscaper.oneLine.adding(["#": "\\#"])
+    private static let tapNameEscaper = TextEscaper.oneLine.adding(["#": "\\#", "\\": "\\\\"])
 
     /// `name` with each `#` that would start a TAP directive (`# TODO`, `# SKIP`, in any case)
     /// escaped as `\#`, other text as it is: busted's own TAP handler writes names raw, and a
@@ -191,7 +193,16 @@ package enum TestReport {
                 var j = i + 1
                 while j < scalars.count && (scalars[j] == " " || scalars[j] == "\t") { j += 1 }
                 let word = String(String.UnicodeScalarView(scalars[j..<min(j + 4, scalars.count)])).lowercased()
-                if word == "todo" || word == "skip" { out.append("\\") }
+                if word == "todo" || word == "skip" {
+                    // the backslashes just before it are escaped too: `\# TODO` written as
+                    // `\\# TODO` is an escaped backslash and a real directive
+                    var k = i
+                    while k > 0 && scalars[k - 1] == "\\" {
+                        out.append("\\")
+                        k -= 1
+                    }
+                    out.append("\\")
+                }
             }
             out.append(scalar)
         }

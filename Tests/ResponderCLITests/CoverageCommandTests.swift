@@ -176,6 +176,50 @@ struct CoverageCommandTests {
         #expect(failed.status == 1 && H.contains(H.read(bad + "/coverage/lcov.info") ?? "", "DA:2,1"))
     }
 
+    /// The report is never written through a link a repository ships (`coverage/lcov.info`, or
+    /// the `coverage` folder, pointing anywhere), nor over a file that is not an earlier report:
+    /// `--coverage` replaced the file the link named (found by an adversary probe).
+    @Test func coverageIsNeverWrittenThroughALinkOrOverAnotherFile() throws {
+        let dir = try H.folder([
+            "project/c_spec.lua": "it('c', function() end)\n", "project/c.lua": "print('c')\n",
+            "victim.txt": "PRECIOUS\n",
+            "project/coverage/keep": "",
+        ])
+        let project = dir + "/project"
+        #expect(symlink("../../victim.txt", project + "/coverage/lcov.info") == 0)
+        let linked = try H.run(project, ["test", "--coverage"])
+        #expect(linked.status == 2, "\(linked.stderr)")
+        #expect(
+            H.contains(
+                linked.stderr,
+                "error: cannot write the coverage report to 'coverage/lcov.info': it is a symbolic link (refused"))
+        #expect(H.read(dir + "/victim.txt") == "PRECIOUS\n")
+        // a linked folder
+        #expect(unlink(project + "/coverage/lcov.info") == 0)
+        #expect(mkdir(dir + "/elsewhere", 0o755) == 0)
+        let moved = project + "/coverage-old"
+        #expect(rename(project + "/coverage", moved) == 0)
+        #expect(symlink("../elsewhere", project + "/coverage") == 0)
+        let folder = try H.run(project, ["run", "c.lua", "--coverage", "--coverage-format", "json"])
+        #expect(folder.status == 2, "\(folder.stderr)")
+        #expect(H.contains(folder.stderr, "coverage is a symbolic link (refused"), "\(folder.stderr)")
+        #expect(H.read(dir + "/elsewhere/coverage.json") == nil)
+        // over a file that is not a report: refused; over an earlier report: written
+        #expect(unlink(project + "/coverage") == 0)
+        #expect(rename(moved, project + "/coverage") == 0)
+        _ = FileText.write("notes\n", to: project + "/coverage/lcov.info")
+        let other = try H.run(project, ["test", "--coverage"])
+        #expect(other.status == 2, "\(other.stderr)")
+        #expect(H.contains(other.stderr, "it exists and is not a file this tool wrote"), "\(other.stderr)")
+        #expect(H.read(project + "/coverage/lcov.info") == "notes\n")
+        #expect(unlink(project + "/coverage/lcov.info") == 0)
+        for _ in 0..<2 {
+            let fine = try H.run(project, ["test", "--coverage"])
+            #expect(fine.status == 0, "\(fine.stderr)")
+            #expect(H.contains(H.read(project + "/coverage/lcov.info") ?? "", "SF:c_spec.lua"))
+        }
+    }
+
     @Test func subscribersAreCountedLikeResponders() throws {
         // SPEC §3.6: every registered responder; a subscriber is the receiving end of a
         // publisher, so it is listed at its registration line, reached or not

@@ -38,7 +38,9 @@ extension ControlsBinding {
             }
         }
         func bad(_ key: String, _ expected: String) -> Int32 {
-            m.fail("bad field '\(key)' in \(owner) (\(expected) expected, got \(m.kindName(at: fields[key]!)))")
+            m.fail(
+                "bad field '\(key)' in \(owner) (\(expected) expected, got \(m.given(at: fields[key]!, expected: expected)))"
+            )
         }
         func isFunction(_ key: String) -> Bool { fields[key].map { m.isCallable(at: $0) } ?? false }
         // other keys become props, but a near miss of the control's own keys is a typo

@@ -120,7 +120,7 @@ package enum ExploreAPI {
             )
         }
         let bytes: [UInt8]
-        switch FileText.read(path) {
+        switch FileText.read(path, maxBytes: rt.fileReadAllowance) {
         case .success(let b): bytes = b
         case .failure(let problem):
             return m.failAtScriptLine("explore.scenario: cannot open '\(path)': \(problem)")

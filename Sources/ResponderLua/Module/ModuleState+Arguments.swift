@@ -62,16 +62,7 @@ extension ModuleState {
 
     /// `file:line: bad argument #n to 'name' (expected expected, got …)` and LUASHIM_RAISE.
     package func argError(_ n: Int, _ name: String, _ expected: String, _ index: Int32) -> Int32 {
-        var got = lua_type(L, index) == LUA_TNONE ? "no value" : kindName(at: index)
-        // a number where a number of some range is expected, or a string where one of some
-        // strings is, shows what it was: "got number 9", "got string \"Strict\""
-        if lua_type(L, index) == LUA_TNUMBER,
-            ["number", "index", "integer", "count", "position"].contains(where: expected.contains)
-        {
-            got += " " + runtime.describe(index)
-        } else if lua_type(L, index) == LUA_TSTRING, expected.contains("\""), let s = runtime.string(at: index) {
-            got += " \"" + TextClip.clip(s, to: TextClip.column) + "\""
-        }
+        let got = given(at: index, expected: expected)
         if n == 0 {  // the self argument, worded as Lua's luaL_argerror words it
             return runtime.raise(
                 "\(runtime.whereString())calling '\(name)' on bad self (\(expected) expected, got \(got))"
@@ -79,6 +70,21 @@ extension ModuleState {
         }
         return runtime.raise(
             "\(runtime.whereString())bad argument #\(n) to '\(name)' (\(expected) expected, got \(got))")
+    }
+
+    /// What the value at `index` is, as an error's "got …" says it: its kind, and the number
+    /// itself where a number of some range is expected, or the string where one of some strings
+    /// is ("got number 9", "got string \"Strict\"").
+    package func given(at index: Int32, expected: String) -> String {
+        var got = lua_type(L, index) == LUA_TNONE ? "no value" : kindName(at: index)
+        if lua_type(L, index) == LUA_TNUMBER,
+            ["number", "index", "integer", "count", "position"].contains(where: expected.contains)
+        {
+            got += " " + runtime.describe(index)
+        } else if lua_type(L, index) == LUA_TSTRING, expected.contains("\""), let s = runtime.string(at: index) {
+            got += " \"" + TextClip.clip(s, to: TextClip.column) + "\""
+        }
+        return got
     }
 
     /// Raises a located message.

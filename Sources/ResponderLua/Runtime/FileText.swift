@@ -9,6 +9,8 @@ public enum FileText {
     /// Why a file could not be read.
     public enum Problem: Error, Equatable, Sendable {
         case missing, directory, unreadable(String)
+        /// Longer than the reader allows: the size in bytes, and the allowance.
+        case tooLarge(Int, Int)
     }
 
     /// Why the script at `path` cannot be loaded, or nil when it is a regular file that opens for
@@ -44,7 +46,7 @@ public enum FileText {
 
     /// Reads the bytes of `path` (a regular file): straight into the result's storage, sized from
     /// the file's length (no zeroed read buffer: its pages would cost an empty run page faults).
-    public static func read(_ path: String) -> Result<[UInt8], Problem> {
+    public static func read(_ path: String, maxBytes: Int = Int.max) -> Result<[UInt8], Problem> {
         let fd: Int32
         let st: stat
         switch openRegular(path) {
@@ -56,6 +58,9 @@ public enum FileText {
             return .failure(.unreadable(String(cString: strerror(errno))))
         }
         defer { fclose(f) }
+        // (a sparse file takes no room on disk and any length: its size is checked, not trusted
+        // to fit, and so is what a growing file adds)
+        if Int(st.st_size) > maxBytes { return .failure(.tooLarge(Int(st.st_size), maxBytes)) }
         // one read of one byte more than the length said ends a file that did not grow
         var bytes = [UInt8]()
         var size = max(Int(st.st_size), 0) + 1
@@ -66,6 +71,7 @@ public enum FileText {
                 count = got
             }
             if got < size && ferror(f) != 0 { return .failure(.unreadable(String(cString: strerror(errno)))) }
+            if bytes.count + chunk.count > maxBytes { return .failure(.tooLarge(bytes.count + chunk.count, maxBytes)) }
             if bytes.isEmpty { bytes = chunk } else { bytes.append(contentsOf: chunk) }
             if got < size { break }
             size = 1 << 16
@@ -175,12 +181,19 @@ public enum FileText {
     }
     /// The line that says why the script at `path` cannot be read: `error: cannot open 'PATH': WHY`.
     public static func openError(_ path: String, _ problem: FileText.Problem) -> String {
-        let why: String
-        switch problem {
-        case .missing: why = "no such file"
-        case .directory: why = "is a directory"
-        case .unreadable(let reason): why = "cannot read (\(reason))"
+        "error: cannot open '\(path)': \(problem)\n"
+    }
+}
+
+extension FileText.Problem: CustomStringConvertible {
+    /// Why, as an error line says it: "no such file", "is a directory", "cannot read (…)",
+    /// "too large (… bytes; … allowed)".
+    public var description: String {
+        switch self {
+        case .missing: "no such file"
+        case .directory: "is a directory"
+        case .unreadable(let reason): "cannot read (\(reason))"
+        case .tooLarge(let size, let allowed): "too large (\(size) bytes; \(allowed) allowed)"
         }
-        return "error: cannot open '\(path)': \(why)\n"
     }
 }

@@ -97,6 +97,18 @@ public final class LuaRuntime {
     /// Bytes the Lua heap uses now.
     public var memoryInUse: Int { Int(control.pointee.used) }
 
+    /// The bytes a file read for the script may have: half of what the memory cap leaves (the
+    /// bytes read and the Lua string made of them live at once), or `Int.max` without a cap. A
+    /// file is read whole outside Lua's allocator, so its size is checked first: an 8 GiB sparse
+    /// snapshot file aborted the worker, and a 1 GiB one took 2 GB at a 32 MiB cap (found by an
+    /// adversary probe).
+    public var fileReadAllowance: Int {
+        let c = control.pointee
+        guard c.limit > 0 else { return Int.max }
+        let used = c.used + c.hostUsed
+        return used >= c.limit ? 0 : Int(c.limit - used) / 2
+    }
+
     /// Restores the instruction budget and clears limit flags (e.g. before each REPL entry).
     public func resetLimits() { luashim_limits_reset(L, limits.budget, limits.exactInstructions ? 1 : 0) }
 
@@ -223,7 +235,7 @@ public final class LuaRuntime {
     public func loadFile(_ path: String, chunkname: String) -> LuaFailure? {
         let status = luashim_load_file(L, path, chunkname)
         if status == LUA_OK {
-            if let coverage, case .success(let bytes) = FileText.read(path) {
+            if let coverage, case .success(let bytes) = FileText.read(path, maxBytes: fileReadAllowance) {
                 coverage.registerChunk(self, chunkname: chunkname, bytes: bytes)
             }
             return nil
@@ -236,7 +248,7 @@ public final class LuaRuntime {
     static let chunkLoaded: LuaSwiftFunction = { L in
         let rt = LuaRuntime.of(L)
         guard let coverage = rt.coverage, let chunkname = rt.string(at: 2), let path = rt.string(at: 3),
-            case .success(let bytes) = FileText.read(path)
+            case .success(let bytes) = FileText.read(path, maxBytes: rt.fileReadAllowance)
         else { return 0 }
         lua_settop(L, 1)
         coverage.registerChunk(rt, chunkname: chunkname, bytes: bytes)
