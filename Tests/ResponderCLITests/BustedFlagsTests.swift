@@ -360,6 +360,12 @@ struct BustedFlagsTests {
         let failed = try H.run(broken, ["--list", "b_spec.lua"])
         #expect(failed.status == 1)
         #expect(H.contains(failed.stderr, "describe error"))
+        // a sandbox limit that stopped the walk: 3, as without --list (it was 1; found by an
+        // adversary probe)
+        let spin = try H.folder(["h_spec.lua": "while true do end\n"])
+        let limited = try H.run(spin, ["--list", "h_spec.lua", "--max-instructions", "100000"])
+        #expect(limited.status == 3, "\(limited.stderr)")
+        #expect(H.contains(limited.stderr, "instruction limit exceeded (100000 instructions)"), "\(limited.stderr)")
     }
 
     /// busted 2.1.1's remaining flags are accepted (they were usage errors; found by an
