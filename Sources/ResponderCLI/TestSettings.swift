@@ -238,8 +238,12 @@ extension TestSettings {
         let progress = live && terminal && files.count >= 20
 
         let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        // busted's --no-keep-going stops at the first failure: files run one at a time then, so
+        // that nothing after it runs or is reported (with several workers, files that finished
+        // meanwhile were reported, a different number from run to run: found by an acceptance
+        // probe)
         let pool = TestWorkerPool(
-            jobs: jobs ?? max(1, cores), workerArguments: resolved.workerArguments,
+            jobs: resolved.run.keepGoing ? jobs ?? max(1, cores) : 1, workerArguments: resolved.workerArguments,
             stdoutToStderr: !pretty && toStdout && !listing,
             timeoutSeconds: scenario.limits.timeoutSeconds ?? LuaLimits.defaultTimeoutSeconds)
 
