@@ -1,8 +1,15 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The record of one action: which entries saw the value and what they did.
 ///
 /// A dispatch records compact ``StepRecord``s (indices into the path, the list snapshots and
 /// the values; no reference counting per step) into manually managed buffers; ``steps`` and
-/// the text form are built only when asked.
+/// the text form are built only when asked. The first snapshots and records share one block
+/// allocated with the trace (a buffer that outgrows it moves to a block of its own).
 public final class Trace: CustomStringConvertible {
     /// What started the action.
     public let kind: TraceKind
@@ -21,9 +28,39 @@ public final class Trace: CustomStringConvertible {
     @exclusivity(unchecked) private var recordBase: UnsafeMutablePointer<StepRecord>
     @exclusivity(unchecked) private(set) var recordCount = 0
     @exclusivity(unchecked) private var recordCapacity: Int
+    /// The block made with the trace that holds the first snapshots and records (nil for traces
+    /// that record no steps of their own); a buffer that outgrew it has a block of its own.
+    private let firstBlock: UnsafeMutableRawPointer?
     private let directSteps: [TraceStep]
     /// The memory charged for the trace once its action ended (see ``charge(to:sharedPath:)``).
     private var memory = MemoryAccount(nil)
+    /// How the dispatch ended, set with the ``Outcome`` the world returns for it (nil before,
+    /// and for publications and control actions). It holds nothing the trace does not hold
+    /// already: `by` is a node of the path, `value` one of the trace's values.
+    public private(set) var ending: Ending?
+
+    /// How a dispatch ended: the fields of its ``Outcome`` but the trace.
+    public struct Ending {
+        /// Whether some entry consumed the value.
+        public let handled: Bool
+        /// The node whose entry consumed it.
+        public let by: Node?
+        /// The consuming entry's kind name, e.g. `"handleEvent"`.
+        public let responder: String?
+        /// The final value, after transforms and conversions.
+        public let value: Value
+    }
+
+    /// Snapshots and records the first block has room for (a dispatch past that grows them).
+    private static let firstSnapshots = 16
+    private static let firstRecords = 16
+    /// Where the records start in the first block.
+    private static let recordsOffset: Int = {
+        let end = firstSnapshots * MemoryLayout<Snapshot>.stride
+        let align = MemoryLayout<StepRecord>.alignment
+        return (end + align - 1) / align * align
+    }()
+    private static let firstBlockBytes = recordsOffset + firstRecords * MemoryLayout<StepRecord>.stride
 
     /// One stored list: the path index of its node and the list.
     struct Snapshot {
@@ -36,10 +73,13 @@ public final class Trace: CustomStringConvertible {
         self.initialValue = initialValue
         self.path = path
         self.directSteps = []
-        snapshotCapacity = 16
-        snapshotBase = .allocate(capacity: snapshotCapacity)
-        recordCapacity = 16
-        recordBase = .allocate(capacity: recordCapacity)
+        // one malloc for both (UnsafeMutablePointer.allocate is posix_memalign here, twice)
+        guard let block = malloc(Trace.firstBlockBytes) else { fatalError("out of memory for a trace") }
+        firstBlock = block
+        snapshotCapacity = Trace.firstSnapshots
+        snapshotBase = block.bindMemory(to: Snapshot.self, capacity: Trace.firstSnapshots)
+        recordCapacity = Trace.firstRecords
+        recordBase = (block + Trace.recordsOffset).bindMemory(to: StepRecord.self, capacity: Trace.firstRecords)
     }
 
     init(publication value: Value, path: [Node], steps: [TraceStep]) {
@@ -47,6 +87,7 @@ public final class Trace: CustomStringConvertible {
         self.initialValue = value
         self.path = path
         self.directSteps = steps
+        firstBlock = nil
         snapshotCapacity = 0
         snapshotBase = .allocate(capacity: 0)
         recordCapacity = 0
@@ -80,6 +121,7 @@ public final class Trace: CustomStringConvertible {
         self.initialValue = value
         self.path = [origin]
         self.directSteps = steps
+        firstBlock = nil
         snapshotCapacity = 0
         snapshotBase = .allocate(capacity: 0)
         recordCapacity = 0
@@ -88,9 +130,18 @@ public final class Trace: CustomStringConvertible {
 
     deinit {
         snapshotBase.deinitialize(count: snapshotCount)
-        snapshotBase.deallocate()
-        recordBase.deallocate()
+        if let firstBlock {
+            if UnsafeMutableRawPointer(snapshotBase) != firstBlock { snapshotBase.deallocate() }
+            if UnsafeMutableRawPointer(recordBase) != firstBlock + Trace.recordsOffset { recordBase.deallocate() }
+            free(firstBlock)
+        } else {
+            snapshotBase.deallocate()
+            recordBase.deallocate()
+        }
     }
+
+    /// Records how the dispatch ended (the world does, as it returns the outcome).
+    func end(_ ending: Ending) { self.ending = ending }
 
     /// Charges the finished trace to `meter`: its buffers, the values it keeps and, unless
     /// `sharedPath` (the path array is the previous trace's), its path. Released with the trace.
@@ -98,9 +149,7 @@ public final class Trace: CustomStringConvertible {
         typealias Cost = MemoryMeter.Cost
         var bytes =
             Cost.object(128) + (1 + laterValues.count) * Value.cost
-            + Cost.block(snapshotCapacity * MemoryLayout<Snapshot>.stride)
-            + Cost.block(recordCapacity * MemoryLayout<StepRecord>.stride)
-            + Cost.array(laterValues.count)
+            + bufferBytes + Cost.array(laterValues.count)
         if !sharedPath { bytes += Cost.array(path.count) }
         if !directSteps.isEmpty {
             bytes += Cost.array(directSteps.count, stride: MemoryLayout<TraceStep>.stride)
@@ -108,6 +157,18 @@ public final class Trace: CustomStringConvertible {
         }
         memory = MemoryAccount(meter)
         memory.charge(bytes)
+    }
+
+    /// The bytes of the step buffers: the first block, and each buffer that outgrew it.
+    private var bufferBytes: Int {
+        typealias Cost = MemoryMeter.Cost
+        let snapshots = Cost.block(snapshotCapacity * MemoryLayout<Snapshot>.stride)
+        let records = Cost.block(recordCapacity * MemoryLayout<StepRecord>.stride)
+        guard let firstBlock else { return snapshots + records }
+        var bytes = Cost.block(Trace.firstBlockBytes)
+        if UnsafeMutableRawPointer(snapshotBase) != firstBlock { bytes += snapshots }
+        if UnsafeMutableRawPointer(recordBase) != firstBlock + Trace.recordsOffset { bytes += records }
+        return bytes
     }
 
     /// The node where the action started.
@@ -172,7 +233,7 @@ public final class Trace: CustomStringConvertible {
         let capacity = max(8, snapshotCapacity * 2)
         let base = UnsafeMutablePointer<Snapshot>.allocate(capacity: capacity)
         base.moveInitialize(from: snapshotBase, count: snapshotCount)
-        snapshotBase.deallocate()
+        if UnsafeMutableRawPointer(snapshotBase) != firstBlock { snapshotBase.deallocate() }
         snapshotBase = base
         snapshotCapacity = capacity
     }
@@ -205,7 +266,9 @@ public final class Trace: CustomStringConvertible {
         let capacity = max(8, recordCapacity * 2)
         let base = UnsafeMutablePointer<StepRecord>.allocate(capacity: capacity)
         base.moveInitialize(from: recordBase, count: recordCount)
-        recordBase.deallocate()
+        if firstBlock.map({ UnsafeMutableRawPointer(recordBase) != $0 + Trace.recordsOffset }) ?? true {
+            recordBase.deallocate()
+        }
         recordBase = base
         recordCapacity = capacity
     }

@@ -49,6 +49,7 @@ extension World {
         if isTopLevel { lastTrace = trace }
         switch end {
         case .handled(let by, let entry):
+            trace.end(Trace.Ending(handled: true, by: by, responder: entry.kind.rawValue, value: dispatcher.value))
             return Outcome(
                 handled: true, by: by, responder: entry.kind.rawValue,
                 value: dispatcher.value, trace: trace)
@@ -65,6 +66,7 @@ extension World {
                         kind: kind, message: message, node: node, value: final,
                         location: location ?? locationProvider?()), level: level)
             }
+            trace.end(Trace.Ending(handled: false, by: nil, responder: nil, value: final))
             return Outcome(handled: false, by: nil, responder: nil, value: final, trace: trace)
         }
     }

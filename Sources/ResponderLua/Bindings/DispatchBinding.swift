@@ -2,12 +2,6 @@ import CLua
 import CLuaShim
 import ResponderEngine
 
-/// Boxes an outcome for Lua.
-final class OutcomeBox {
-    let outcome: Outcome
-    init(_ outcome: Outcome) { self.outcome = outcome }
-}
-
 /// `node:trigger`, `node:report`, `mount`, `tap` and what they return (SPEC §2.3, §2.8).
 package enum DispatchBinding: ModuleBinding {
     /// Turns a Swift error from the engine into a raised Lua error (LUASHIM_RAISE).
@@ -96,8 +90,9 @@ package enum DispatchBinding: ModuleBinding {
             if m.traceActions && m.isTopLevelAction {
                 Console.error(outcome.trace.description + "\n")
             }
-            // (the outcome moves into its box: no copy of its four references)
-            m.pushFresh(OutcomeBox(outcome), .outcome)
+            // An outcome in Lua is its trace under the outcome's metatable: the trace holds the
+            // outcome's fields (`Trace.ending`), so no object is made for the outcome itself.
+            m.pushFresh(outcome.trace, .outcome)
         }
         return 1
     }
@@ -190,24 +185,33 @@ package enum DispatchBinding: ModuleBinding {
 
     static let outcomeIndex: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let box = m.object(at: 1, .outcome, as: OutcomeBox.self), let key = m.runtime.string(at: 2) else {
+        guard let trace = outcome(m, at: 1), let key = m.runtime.string(at: 2) else {
             if let kind = m.finalizedKind(at: 1) { return m.finalizedError(kind) }
             lua_pushnil(L)
             return 1
         }
-        pushField(m, box.outcome, key)
+        pushField(m, trace, key)
         return 1
     }
 
-    /// Pushes the outcome's field `key` (nil for another key). Pushes only: nothing here can raise.
-    static func pushField(_ m: ModuleState, _ o: Outcome, _ key: String) {
+    /// The trace of the outcome at `index` (an outcome is its trace, which holds how it ended),
+    /// or nil.
+    static func outcome(_ m: ModuleState, at index: Int32) -> Trace? {
+        guard let trace = m.object(at: index, .outcome, as: Trace.self), trace.ending != nil else { return nil }
+        return trace
+    }
+
+    /// Pushes the field `key` of the outcome whose trace is `trace` (nil for another key).
+    /// Pushes only: nothing here can raise.
+    static func pushField(_ m: ModuleState, _ trace: Trace, _ key: String) {
         let L = m.L
+        guard let o = trace.ending else { return lua_pushnil(L) }
         switch key {
         case "handled": lua_pushboolean(L, o.handled ? 1 : 0)
         case "by": m.push(o.by)
         case "responder": if let r = o.responder { m.runtime.pushString(r) } else { lua_pushnil(L) }
         case "value": m.push(o.value)
-        case "trace": m.push(o.trace, .trace)
+        case "trace": m.push(trace, .trace)
         default: lua_pushnil(L)
         }
     }
@@ -226,7 +230,7 @@ package enum DispatchBinding: ModuleBinding {
     /// The iterator of `pairs(outcome)`: the next field after the key given, and its value.
     static let outcomeNext: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let o = m.object(at: 1, .outcome, as: OutcomeBox.self)?.outcome else { return 0 }
+        guard let o = outcome(m, at: 1) else { return 0 }
         let after = m.runtime.string(at: 2)
         var i = after.flatMap { k in outcomeKeys.firstIndex(of: k).map { $0 + 1 } } ?? 0
         while i < outcomeKeys.count {
@@ -241,7 +245,7 @@ package enum DispatchBinding: ModuleBinding {
 
     static let outcomeToString: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let o = m.object(at: 1, .outcome, as: OutcomeBox.self)?.outcome else {
+        guard let o = outcome(m, at: 1)?.ending else {
             m.pushPlaceholderName(at: 1, .outcome)
             return 1
         }
