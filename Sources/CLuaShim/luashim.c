@@ -622,9 +622,106 @@ luashim_value_cell *luashim_new_value(lua_State *L, void *typeBlock, int mtref) 
     luashim_value_cell *cell = (luashim_value_cell *)lua_newuserdatauv(L, sizeof(luashim_value_cell), 3);
     cell->typeBlock = (void **)typeBlock;
     cell->live = NULL;
+    cell->inlineFields = 0;
     lua_rawgeti(L, LUA_REGISTRYINDEX, mtref);
     lua_setmetatable(L, -2);
     return cell;
+}
+
+/* [-0, +1, m] */
+luashim_value_cell *luashim_new_value_copy(lua_State *L, int fieldsIdx, int typeIdx, int mtref) {
+    typeIdx = lua_absindex(L, typeIdx);
+    int n = 0;
+    if (fieldsIdx != 0) {
+        fieldsIdx = lua_absindex(L, fieldsIdx);
+        lua_pushnil(L);
+        while (lua_next(L, fieldsIdx) != 0) {
+            lua_pop(L, 1);
+            if (++n > LUASHIM_INLINE_FIELDS) {
+                lua_pop(L, 1); /* the key: the walk stops here */
+                break;
+            }
+        }
+    }
+    int inlined = n <= LUASHIM_INLINE_FIELDS ? n : 0;
+    luashim_value_cell *cell =
+        (luashim_value_cell *)lua_newuserdatauv(L, sizeof(luashim_value_cell), 3 + 2 * inlined);
+    cell->typeBlock = (void **)lua_touserdata(L, typeIdx);
+    cell->live = NULL;
+    cell->inlineFields = 0;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, mtref);
+    lua_setmetatable(L, -2);
+    lua_pushvalue(L, typeIdx);
+    lua_setiuservalue(L, -2, 2);
+    if (fieldsIdx == 0) return cell;
+    if (n > LUASHIM_INLINE_FIELDS) {
+        /* many fields: a table of them (room for all at once), user value 1 */
+        lua_createtable(L, 0, n);
+        lua_pushnil(L);
+        while (lua_next(L, fieldsIdx) != 0) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, -4);
+        }
+        lua_setiuservalue(L, -2, 1);
+        return cell;
+    }
+    /* key and value pairs in user values 4, 5, …; nothing runs between the two walks (both raw,
+     * no metamethod), but the count bounds the copy all the same */
+    int slot = 4, last = 3 + 2 * inlined;
+    lua_pushnil(L);
+    while (lua_next(L, fieldsIdx) != 0) {
+        if (slot + 1 > last) {
+            lua_pop(L, 2);
+            break;
+        }
+        lua_setiuservalue(L, -3, slot + 1); /* the value */
+        lua_pushvalue(L, -1);
+        lua_setiuservalue(L, -3, slot); /* the key (kept on the stack for lua_next) */
+        slot += 2;
+    }
+    cell->inlineFields = (slot - 4) / 2;
+    return cell;
+}
+
+/* [-0, +1, -] */
+int luashim_value_field(lua_State *L, int idx, int keyIdx) {
+    idx = lua_absindex(L, idx);
+    keyIdx = lua_absindex(L, keyIdx);
+    luashim_value_cell *cell = (luashim_value_cell *)lua_touserdata(L, idx);
+    if (lua_getiuservalue(L, idx, 1) == LUA_TTABLE) {
+        lua_pushvalue(L, keyIdx);
+        int t = lua_rawget(L, -2);
+        lua_remove(L, -2);
+        return t;
+    }
+    lua_pop(L, 1);
+    int n = cell->inlineFields;
+    for (int i = 0; i < n; i++) {
+        lua_getiuservalue(L, idx, 4 + 2 * i);
+        int same = lua_rawequal(L, -1, keyIdx);
+        lua_pop(L, 1);
+        if (same) return lua_getiuservalue(L, idx, 5 + 2 * i);
+    }
+    lua_pushnil(L);
+    return LUA_TNIL;
+}
+
+/* [-0, +1, m] */
+void luashim_value_fields(lua_State *L, int idx) {
+    idx = lua_absindex(L, idx);
+    if (lua_getiuservalue(L, idx, 1) == LUA_TTABLE) return;
+    lua_pop(L, 1);
+    luashim_value_cell *cell = (luashim_value_cell *)lua_touserdata(L, idx);
+    int n = cell->inlineFields;
+    lua_createtable(L, 0, n);
+    for (int i = 0; i < n; i++) {
+        lua_getiuservalue(L, idx, 4 + 2 * i);
+        lua_getiuservalue(L, idx, 5 + 2 * i);
+        lua_rawset(L, -3);
+    }
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, idx, 1);
 }
 
 /* [-0, +0, -] */

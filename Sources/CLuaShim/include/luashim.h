@@ -234,14 +234,30 @@ lua_Integer luashim_object_key(lua_State *L, int idx);
 void *luashim_to_object(lua_State *L, int idx, int mtref);
 
 /** An event or error value in Lua: a userdata with this memory and three user values
- *  (1 the fields table, 2 the type's userdata, 3 the cause's userdata). `typeBlock` is the
- *  memory block of the type's userdata (user value 2 keeps that block alive, even when a
- *  finalizer resurrects the value), which holds the retained Swift type, or NULL once the type's
- *  finalizer released it; `live` is the Swift value wrapping it, if one exists now. */
-typedef struct luashim_value_cell { void **typeBlock; void *live; } luashim_value_cell;
+ *  (1 the fields table, 2 the type's userdata, 3 the cause's userdata), then, for a value made
+ *  by `luashim_new_value_copy` with few fields, the fields themselves as key and value in user
+ *  values 4, 5, 6, … (`inlineFields` pairs; user value 1 is nil until a fields table is made of
+ *  them, `luashim_value_fields`). `typeBlock` is the memory block of the type's userdata (user
+ *  value 2 keeps that block alive, even when a finalizer resurrects the value), which holds the
+ *  retained Swift type, or NULL once the type's finalizer released it; `live` is the Swift value
+ *  wrapping it, if one exists now. */
+typedef struct luashim_value_cell { void **typeBlock; void *live; int inlineFields; } luashim_value_cell;
+/** Values with at most this many fields keep them in user values (one allocation, no table). */
+#define LUASHIM_INLINE_FIELDS 8
 /** Pushes a new value userdata with the metatable at registry key `mtref`; `typeBlock` is the
  *  block of the type's userdata (set it as user value 2 right away). */
 luashim_value_cell *luashim_new_value(lua_State *L, void *typeBlock, int mtref);
+/** Pushes a new value userdata of the type whose userdata is at `typeIdx` (user value 2), with
+ *  the metatable at registry key `mtref` and a raw copy of the fields of the table at
+ *  `fieldsIdx` (none when `fieldsIdx` is 0): in user values when they are few, else in a new
+ *  fields table. [-0, +1, m] */
+luashim_value_cell *luashim_new_value_copy(lua_State *L, int fieldsIdx, int typeIdx, int mtref);
+/** Pushes the field `key` (the value at `keyIdx`) of the value userdata at `idx`, read raw;
+ *  returns its type (LUA_TNIL when absent). [-0, +1, -] */
+int luashim_value_field(lua_State *L, int idx, int keyIdx);
+/** Pushes the fields table of the value userdata at `idx` (for a value with its fields in user
+ *  values, a table made of them on first need and kept as user value 1). [-0, +1, m] */
+void luashim_value_fields(lua_State *L, int idx);
 /** The cell of the value userdata at `idx`, or NULL when it is not one (or when its type was
  *  already finalized: a value resurrected by a `__gc` metamethod). */
 luashim_value_cell *luashim_to_value(lua_State *L, int idx, int mtref);

@@ -35,35 +35,27 @@ enum TypeBinding: ModuleBinding {
         if hasFields && lua_type(L, 2) != LUA_TTABLE {
             return m.argError(1, type.name, "table of fields", 2)
         }
-        // copy the fields so later changes to the table do not reach the value (room for four
-        // made at once: each key that fills a smaller table would rehash it)
-        lua_createtable(L, 0, hasFields ? 4 : 0)
-        let copy = lua_gettop(L)
-        if hasFields {
-            lua_pushnil(L)
-            while lua_next(L, 2) != 0 {
-                lua_pushvalue(L, -2)
-                luashim_insert(L, -2)
-                lua_rawset(L, copy)
-            }
-        }
+        // a raw copy of the fields, so later changes to the table do not reach the value: a few
+        // fields go into the value userdata itself (one allocation, no table), more into a table
+        _ = luashim_new_value_copy(L, hasFields ? 2 : 0, 1, m.metatable(.value))
+        let value = lua_gettop(L)
         if type.isAlertable {
-            lua_getfield(L, copy, "message")
-            let ok = lua_type(L, -1) == LUA_TSTRING
+            m.runtime.pushString("message")
+            let ok = luashim_value_field(L, value, -1) == LUA_TSTRING
             let got = m.kindName(at: -1)
-            luashim_pop(L, 1)
+            luashim_pop(L, 2)
             if !ok {
                 return m.fail(
                     "bad argument #1 to '\(type.name)' (AlertableError needs a string field 'message', got \(got))")
             }
-            let titleType = lua_getfield(L, copy, "title")
+            m.runtime.pushString("title")
+            let titleType = luashim_value_field(L, value, -1)
             let gotTitle = m.kindName(at: -1)
-            luashim_pop(L, 1)
+            luashim_pop(L, 2)
             if titleType != LUA_TNIL && titleType != LUA_TSTRING {
                 return m.fail("bad argument #1 to '\(type.name)' (field 'title' must be a string, got \(gotTitle))")
             }
         }
-        m.pushNewValue(type, typeAt: 1)
         return 1
     }
 

@@ -59,9 +59,9 @@ extension ValueBinding {
     ) -> Bool {
         let L = m.L
         guard let ta = type(m, at: a), let tb = type(m, at: b), ta === tb else { return false }
-        lua_getiuservalue(L, a, 1)  // fields of a
+        luashim_value_fields(L, a)  // fields of a
         let fa = lua_gettop(L)
-        lua_getiuservalue(L, b, 1)  // fields of b
+        luashim_value_fields(L, b)  // fields of b
         let fb = lua_gettop(L)
         guard lua_type(L, fa) == LUA_TTABLE, lua_type(L, fb) == LUA_TTABLE else {
             return lua_type(L, fa) == lua_type(L, fb)

@@ -35,16 +35,14 @@ package enum ValueBinding: ModuleBinding {
             case "kind":
                 // "event" or "error", unless the value has a field of that name (SPEC §2.1 names
                 // no `kind`: a field `kind = "drag"` read back as "event")
-                lua_getiuservalue(L, 1, 1)
-                if lua_type(L, -1) == LUA_TTABLE, luashim_rawgetfield(L, -1, "kind") != LUA_TNIL { return 1 }
+                if luashim_value_field(L, 1, 2) != LUA_TNIL { return 1 }
                 m.runtime.pushString(type.kind.rawValue)
                 return 1
             default: break
             }
         }
-        lua_getiuservalue(L, 1, 1)
-        lua_pushvalue(L, 2)
-        lua_rawget(L, -2)
+        // (a value's few fields live in its user values: `luashim_new_value_copy`)
+        luashim_value_field(L, 1, 2)
         return 1
     }
 
@@ -64,7 +62,7 @@ package enum ValueBinding: ModuleBinding {
     static func describe(_ m: ModuleState, at index: Int32) -> String {
         guard let type = type(m, at: index) else { return "value" }
         let L = m.L
-        lua_getiuservalue(L, index, 1)
+        luashim_value_fields(L, index)
         defer { luashim_pop(L, 1) }
         guard lua_type(L, -1) == LUA_TTABLE else { return "\(type.name){}" }
         let hidden: Set<String> = type === m.luaErrorType ? ["traceback"] : []
@@ -82,7 +80,7 @@ package enum ValueBinding: ModuleBinding {
         let m = state(L)
         guard type(m, at: 1) != nil else { return m.fail("bad value") }
         lua_getglobal(L, "next")
-        lua_getiuservalue(L, 1, 1)
+        luashim_value_fields(L, 1)
         lua_pushnil(L)
         return 3
     }

@@ -79,7 +79,7 @@ final class LuaPayload: ValuePayload {
 
     func pushFields(_ L: OpaquePointer) {
         lua_rawgeti(L, luashim_registryindex(), lua_Integer(ref))
-        lua_getiuservalue(L, -1, 1)
+        luashim_value_fields(L, -1)
         luashim_remove(L, -2)
     }
 

@@ -225,3 +225,89 @@ describe("a field named cause", function()
     assert.is_nil(Er {}.cause)
   end)
 end)
+
+-- A value with few fields keeps them in its own userdata (no table); one with more fields in a
+-- table: both must read, print, iterate, compare and stay immutable alike.
+describe("values with few and with many fields", function()
+  local function fields(n)
+    local t = {}
+    for i = 1, n do t["f" .. i] = i end
+    return t
+  end
+
+  it("reads every field back, and nil for a field it lacks, whatever the count", function()
+    local E = Event "E"
+    for _, n in ipairs { 0, 1, 2, 8, 9, 20 } do
+      local e = E(fields(n))
+      for i = 1, n do assert.are.equal(i, e["f" .. i]) end
+      assert.is_nil(e["f" .. (n + 1)])
+      assert.is_nil(e.missing)
+      local count = 0
+      for k, v in pairs(e) do
+        count = count + 1
+        assert.are.equal("f" .. v, k)
+      end
+      assert.are.equal(n, count)
+    end
+  end)
+
+  it("keys of any kind read back, numbers by value (1 and 1.0 alike)", function()
+    local E = Event "E"
+    local key = {}
+    local e = E { [1] = "one", [2.5] = "two and a half", [true] = "yes", [key] = "table" }
+    assert.are.equal("one", e[1])
+    assert.are.equal("one", e[1.0])
+    assert.are.equal("two and a half", e[2.5])
+    assert.are.equal("yes", e[true])
+    assert.are.equal("table", e[key])
+    assert.is_nil(e[false])
+    assert.is_nil(e[{}])
+  end)
+
+  it("copies the fields: changing the table afterwards does not reach the value", function()
+    local E = Event "E"
+    for _, n in ipairs { 1, 9 } do
+      local t = fields(n)
+      local e = E(t)
+      t.f1 = "changed"
+      t.extra = true
+      assert.are.equal(1, e.f1)
+      assert.is_nil(e.extra)
+    end
+  end)
+
+  it("prints and compares the same with few fields and with many", function()
+    local E = Event "E"
+    assert.are.equal('E{f1=1, f2=2}', tostring(E(fields(2))))
+    assert.are.equal(E(fields(2)), E(fields(2)))
+    assert.are.equal(E(fields(12)), E(fields(12)))
+    assert.are_not.equal(E(fields(2)), E(fields(3)))
+    assert.are.same(E { a = { 1, 2 } }, E { a = { 1, 2 } })
+    assert.has_error(function() local e = E(fields(2)); e.f1 = 5 end)
+    assert.has_error(function() local e = E(fields(9)); e.f1 = 5 end)
+  end)
+
+  it("a field named kind reads back with few fields and with many", function()
+    local E = Event "E"
+    assert.are.equal("drag", E({ kind = "drag" }).kind)
+    local many = fields(9)
+    many.kind = "drop"
+    assert.are.equal("drop", E(many).kind)
+    assert.are.equal("event", E({ x = 1 }).kind)
+  end)
+
+  it("an alertable error's message and title are checked with few fields and with many", function()
+    local Oops = AlertableError "Oops"
+    assert.has_error(function() Oops { title = "t" } end)
+    local many = fields(9)
+    assert.has_error(function() Oops(many) end)
+    many.message = "m"
+    assert.are.equal("m", Oops(many).message)
+    many.title = 5
+    assert.has_error(function() Oops(many) end)
+    local root = View "Root"
+    root:handleAlertErrors()
+    root:report(Oops { message = "hi", title = "T" })
+    assert.are.same({ "T", "hi" }, { responder.alert().title, responder.alert().message })
+  end)
+end)
