@@ -707,6 +707,18 @@ int luashim_value_field(lua_State *L, int idx, int keyIdx) {
     return LUA_TNIL;
 }
 
+/* [-0, +(2|1), e]: a Lua function (it raises as `next` does, for a key that is not a field) */
+int luashim_value_next(lua_State *L) {
+    if (lua_type(L, 1) != LUA_TUSERDATA || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(1)))
+        return luaL_error(L, "bad argument #1 to 'next' (event or error value expected)");
+    lua_settop(L, 2);
+    luashim_value_fields(L, 1);
+    lua_pushvalue(L, 2);
+    if (lua_next(L, -2)) return 2;
+    lua_pushnil(L);
+    return 1;
+}
+
 /* [-0, +1, m] */
 void luashim_value_fields(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);

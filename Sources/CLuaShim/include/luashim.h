@@ -258,6 +258,10 @@ int luashim_value_field(lua_State *L, int idx, int keyIdx);
 /** Pushes the fields table of the value userdata at `idx` (for a value with its fields in user
  *  values, a table made of them on first need and kept as user value 1). [-0, +1, m] */
 void luashim_value_fields(lua_State *L, int idx);
+/** The iterator `pairs(value)` returns (a C function whose upvalue 1 is the values' metatable):
+ *  `next` over the fields of the value given as its state, never the fields table itself, so
+ *  a script cannot reach the table that stores an immutable value's fields. */
+int luashim_value_next(lua_State *L);
 /** The cell of the value userdata at `idx`, or NULL when it is not one (or when its type was
  *  already finalized: a value resurrected by a `__gc` metamethod). */
 luashim_value_cell *luashim_to_value(lua_State *L, int idx, int mtref);

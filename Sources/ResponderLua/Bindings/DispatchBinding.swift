@@ -231,8 +231,15 @@ package enum DispatchBinding: ModuleBinding {
     static let outcomeNext: LuaSwiftFunction = { L in
         let m = state(L)
         guard let o = outcome(m, at: 1) else { return 0 }
-        let after = m.runtime.string(at: 2)
-        var i = after.flatMap { k in outcomeKeys.firstIndex(of: k).map { $0 + 1 } } ?? 0
+        var i = 0
+        if !luashim_isnoneornil(L, 2) {
+            // a key that is no field of an outcome is refused, as `next` refuses one (starting
+            // over made a loop written by hand never end)
+            guard lua_type(L, 2) == LUA_TSTRING, let after = m.runtime.string(at: 2),
+                let index = outcomeKeys.firstIndex(of: after)
+            else { return m.fail("invalid key to 'next'") }
+            i = index + 1
+        }
         while i < outcomeKeys.count {
             m.runtime.pushString(outcomeKeys[i])
             pushField(m, o, outcomeKeys[i])

@@ -88,32 +88,35 @@ extension ValueBinding {
             lua_rawget(L, fb)
             let vb = va + 1
             if lua_rawequal(L, va, vb) == 0 {
-                // two values are compared as values; two plain tables too, once per pair
+                // two values are compared as values, two plain tables as tables, each pair once:
+                // a pair met again is being compared or was found equal (values sharing values,
+                // `v = E{x = v, y = v}` levels deep, took time doubling with each level: found by
+                // an adversary probe), and a cycle counts as equal
                 let values = type(m, at: va) != nil && type(m, at: vb) != nil
                 if !values {
                     guard isPlainTable(L, va), isPlainTable(L, vb) else { return false }
-                    // seen[a] is the set of the tables a was paired with
-                    lua_pushvalue(L, va)
-                    if lua_rawget(L, seen) != LUA_TTABLE {
-                        luashim_pop(L, 1)
-                        luashim_newtable(L)
-                        lua_pushvalue(L, va)
-                        lua_pushvalue(L, -2)
-                        lua_rawset(L, seen)
-                    }
-                    let partners = lua_gettop(L)
-                    lua_pushvalue(L, vb)
-                    let known = lua_rawget(L, partners) != LUA_TNIL
-                    luashim_pop(L, 1)
-                    if known {
-                        lua_settop(L, key)
-                        continue
-                    }
-                    lua_pushvalue(L, vb)
-                    lua_pushboolean(L, 1)
-                    lua_rawset(L, partners)
-                    luashim_pop(L, 1)
                 }
+                // seen[a] is the set of the tables (or values) a was paired with
+                lua_pushvalue(L, va)
+                if lua_rawget(L, seen) != LUA_TTABLE {
+                    luashim_pop(L, 1)
+                    luashim_newtable(L)
+                    lua_pushvalue(L, va)
+                    lua_pushvalue(L, -2)
+                    lua_rawset(L, seen)
+                }
+                let partners = lua_gettop(L)
+                lua_pushvalue(L, vb)
+                let known = lua_rawget(L, partners) != LUA_TNIL
+                luashim_pop(L, 1)
+                if known {
+                    lua_settop(L, key)
+                    continue
+                }
+                lua_pushvalue(L, vb)
+                lua_pushboolean(L, 1)
+                lua_rawset(L, partners)
+                luashim_pop(L, 1)
                 lua_pushvalue(L, va)
                 lua_rawseti(L, work, lua_Integer(pending + 1))
                 lua_pushvalue(L, vb)

@@ -75,12 +75,16 @@ package enum ValueBinding: ModuleBinding {
         return 1
     }
 
-    /// `pairs(value)` iterates its fields.
+    /// `pairs(value)` iterates its fields: an iterator over the value itself (its state is the
+    /// value, not the table that stores the fields, which a script could otherwise change: the
+    /// value was immutable only until someone wrote into the table `pairs` returned; found by an
+    /// adversary probe).
     static let pairs: LuaSwiftFunction = { L in
         let m = state(L)
         guard type(m, at: 1) != nil else { return m.fail("bad value") }
-        lua_getglobal(L, "next")
-        luashim_value_fields(L, 1)
+        lua_rawgeti(L, luashim_registryindex(), lua_Integer(m.metatable(.value)))
+        lua_pushcclosure(L, luashim_value_next, 1)
+        lua_pushvalue(L, 1)
         lua_pushnil(L)
         return 3
     }

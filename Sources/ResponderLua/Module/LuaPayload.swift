@@ -92,58 +92,121 @@ final class LuaPayload: ValuePayload {
 
     /// `k=v, …` of the fields table at `t`: number keys first (`[1]=…`, in numeric order), then
     /// string keys sorted (a key that is not a Lua name written as `["a b"]=…`), then others.
+    ///
+    /// At most `TextClip.fields` characters are made, for this description and every value
+    /// described inside it together (a field holding a value shows that value's fields): the
+    /// fields past the budget are counted, not rendered. Values sharing values (`v = E{x = v,
+    /// y = v}`, levels deep) took time doubling with each level, and a value of millions of
+    /// fields made a Swift string of each before the text was cut, hundreds of megabytes outside
+    /// the memory cap (found by an adversary probe): the keys are now sorted a bounded batch at a
+    /// time, keeping only as many as can be shown.
     static func describeFields(_ L: OpaquePointer, _ t: Int32, hiddenKeys: Set<String>) -> String {
         let rt = LuaRuntime.of(L)
-        // (order group, number, integer, text as sorted, text as written, value)
-        var pairs: [(Int, Double, Int64?, String, String, String)] = []
+        let m = rt.moduleState.flatMap { $0.L == L ? $0 : nil }
+        let outermost = m?.describeBudget == nil
+        if outermost { m?.describeBudget = TextClip.fields }
+        defer { if outermost { m?.describeBudget = nil } }
+        if let budget = m?.describeBudget, budget <= 0 { return "…" }
+        let table = lua_absindex(L, t)
+        // keys that are neither strings, numbers nor booleans are kept here to be read again
+        luashim_newtable(L)
+        let others = lua_gettop(L)
+        defer { lua_settop(L, others - 1) }
+        var keys: [FieldKey] = []
+        // a field takes at least four characters (`k=v, `): no more keys than that can be shown
+        let keep = TextClip.fields / 4 + 1
+        var count = 0
         lua_pushnil(L)
-        while lua_next(L, t) != 0 {
-            var group = 2
-            var number = 0.0
-            var integer: Int64?
-            let key: String
-            var written: String
-            switch lua_type(L, -2) {
-            case LUA_TSTRING:
-                group = 1
-                key = rt.string(at: -2) ?? "?"
-                written = isName(key) ? key : "[" + FieldsPayload.quote(key) + "]"
-            case LUA_TNUMBER:
-                group = 0
-                number = lua_tonumberx(L, -2, nil)
-                if lua_isinteger(L, -2) != 0 { integer = luashim_tointeger(L, -2, nil) }
-                lua_pushvalue(L, -2)
-                key = rt.describe(-1)
-                luashim_pop(L, 1)
-                written = "[" + key + "]"
-            default:
-                lua_pushvalue(L, -2)
-                key = rt.describe(-1)
-                luashim_pop(L, 1)
-                written = "[" + key + "]"
-            }
-            if !hiddenKeys.contains(key) {
-                pairs.append((group, number, integer, key, written, LuaPayload.render(L, rt, -1)))
-            }
+        while lua_next(L, table) != 0 {
             luashim_pop(L, 1)
+            var key = FieldKey(group: 2, number: 0, integer: nil, text: "", written: "", slot: 0)
+            switch lua_type(L, -1) {
+            case LUA_TSTRING:
+                key.group = 1
+                key.text = rt.string(at: -1) ?? "?"
+                key.written = isName(key.text) ? key.text : "[" + FieldsPayload.quote(key.text) + "]"
+            case LUA_TNUMBER:
+                key.group = 0
+                key.number = lua_tonumberx(L, -1, nil)
+                if lua_isinteger(L, -1) != 0 { key.integer = luashim_tointeger(L, -1, nil) }
+                lua_pushvalue(L, -1)
+                key.text = rt.describe(-1)
+                luashim_pop(L, 1)
+                key.written = "[" + key.text + "]"
+            default:
+                lua_pushvalue(L, -1)
+                key.text = rt.describe(-1)
+                luashim_pop(L, 1)
+                key.written = "[" + key.text + "]"
+                if lua_type(L, -1) != LUA_TBOOLEAN {
+                    key.slot = lua_Integer(lua_rawlen(L, others)) + 1
+                    lua_pushvalue(L, -1)
+                    lua_rawseti(L, others, key.slot)
+                }
+            }
+            if hiddenKeys.contains(key.text) { continue }
+            count += 1
+            keys.append(key)
+            if keys.count >= 2 * keep {
+                keys.sort(by: FieldKey.precedes)
+                keys.removeLast(keys.count - keep)
+            }
         }
-        pairs.sort { a, b in
-            if a.0 != b.0 { return a.0 < b.0 }
-            if a.0 == 0, let x = a.2, let y = b.2 { return x < y }  // (exact beyond 2^53)
-            if a.0 == 0 && a.1 != b.1 { return a.1 < b.1 }
-            return a.3 < b.3
-        }
-        // all together at most `TextClip.fields` characters (each field is cut by `render`)
+        keys.sort(by: FieldKey.precedes)
         var text = ""
-        for (i, pair) in pairs.enumerated() {
-            let field = "\(pair.4)=\(pair.5)"
+        for (i, key) in keys.enumerated() {
+            let left = min(TextClip.fields - text.utf8.count, m?.describeBudget ?? Int.max)
+            if left <= 0 {
+                text += (i > 0 ? ", " : "") + "… (\(count - i) more fields)"
+                break
+            }
+            key.push(L, rt, others)
+            lua_rawget(L, table)
+            let field = "\(key.written)=\(LuaPayload.render(L, rt, -1))"
+            luashim_pop(L, 1)
+            if let budget = m?.describeBudget { m?.describeBudget = budget - field.utf8.count }
             if text.utf8.count + field.utf8.count > TextClip.fields {
-                text += (i > 0 ? ", " : "") + "… (\(pairs.count - i) more fields)"
+                text += (i > 0 ? ", " : "") + "… (\(count - i) more fields)"
                 break
             }
             text += (i > 0 ? ", " : "") + field
         }
+        if keys.count < count && !text.hasSuffix("more fields)") {
+            text += ", … (\(count - keys.count) more fields)"
+        }
         return text
+    }
+
+    /// One key of a value's fields as a description orders and writes it.
+    private struct FieldKey {
+        /// 0 numbers, 1 strings, 2 others.
+        var group: Int
+        var number: Double
+        var integer: Int64?
+        /// The key as sorted (strings) or shown (others).
+        var text: String
+        /// The key as written in the description.
+        var written: String
+        /// Where a key that is not a string, number or boolean is kept (0: not kept).
+        var slot: lua_Integer
+
+        static func precedes(_ a: FieldKey, _ b: FieldKey) -> Bool {
+            if a.group != b.group { return a.group < b.group }
+            if a.group == 0, let x = a.integer, let y = b.integer { return x < y }  // (exact beyond 2^53)
+            if a.group == 0 && a.number != b.number { return a.number < b.number }
+            return a.text < b.text
+        }
+
+        /// Pushes the key itself.
+        func push(_ L: OpaquePointer, _ rt: LuaRuntime, _ others: Int32) {
+            switch group {
+            case 1: rt.pushString(text)
+            case 0:
+                if let integer { lua_pushinteger(L, lua_Integer(integer)) } else { lua_pushnumber(L, number) }
+            default:
+                if slot > 0 { lua_rawgeti(L, others, slot) } else { lua_pushboolean(L, text == "true" ? 1 : 0) }
+            }
+        }
     }
 
     /// Whether `key` is a Lua name (letters, digits and `_`, not starting with a digit, not a

@@ -99,6 +99,10 @@ package final class ModuleState {
     package var isTopLevelAction: Bool { world.actionDepth == topActionDepth }
     /// How many `LuaError` values were made (runtime errors in responders, actions, callbacks),
     /// and the last one's message: what `explore` checks after each action.
+    /// What is left of the characters the outermost description of a value being made may
+    /// take, shared with the values described inside it (nil when none is being made; see
+    /// `LuaPayload.describeFields`).
+    var describeBudget: Int?
     package var luaErrorCount = 0
     package var lastLuaErrorMessage = ""
     /// The last number ``nextRegistrationNumber()`` gave.
