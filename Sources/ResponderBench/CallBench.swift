@@ -9,7 +9,7 @@ let swiftAdd: LuaSwiftFunction = { L in
     var ok2: Int32 = 0
     let a = lua_tointegerx(L, 1, &ok1)
     let b = lua_tointegerx(L, 2, &ok2)
-    if ok1 == 0 || ok2 == 0 { return LuaRuntime.of(L).raise("swiftAdd: expected two integers") }
+    if ok1 == 0 || ok2 == 0 { return LuaRuntime.entered(L).raise("swiftAdd: expected two integers") }
     lua_pushinteger(L, a &+ b)
     return 1
 }

@@ -55,12 +55,12 @@ extension TestFramework {
     }
 
     static let assertionWhereFunction: LuaSwiftFunction = { L in
-        if let place = assertionCallerLocation(L) { LuaRuntime.of(L).pushString(place) } else { lua_pushnil(L) }
+        if let place = assertionCallerLocation(L) { LuaRuntime.entered(L).pushString(place) } else { lua_pushnil(L) }
         return 1
     }
 
     static let whereFunction: LuaSwiftFunction = { L in
-        let rt = LuaRuntime.of(L)
+        let rt = LuaRuntime.entered(L)
         rt.pushString(callerLocation(L) ?? (TestSession.of(L)?.file ?? "?") + ":0")
         return 1
     }
@@ -71,7 +71,7 @@ extension TestFramework {
     }
 
     static let limitFunction: LuaSwiftFunction = { L in
-        let c = LuaRuntime.of(L).control.pointee
+        let c = LuaRuntime.entered(L).control.pointee
         lua_pushboolean(L, (c.budgetExceeded != 0 || c.memoryExceeded != 0 || c.timedOut != 0) ? 1 : 0)
         return 1
     }
@@ -90,7 +90,7 @@ extension TestFramework {
     }
 
     static let beginFunction: LuaSwiftFunction = { L in
-        let rt = LuaRuntime.of(L)
+        let rt = LuaRuntime.entered(L)
         guard let session = TestSession.of(L) else { return 0 }
         session.currentName = rt.string(at: 1)
         session.currentLocation = rt.string(at: 2)
@@ -115,7 +115,7 @@ extension TestFramework {
     /// `host.strict_count([kind])`: how many strict violations (of `kind`, or of any kind) the
     /// world raised so far; `assert.warns` compares counts around its call.
     static let strictCountFunction: LuaSwiftFunction = { L in
-        let rt = LuaRuntime.of(L)
+        let rt = LuaRuntime.entered(L)
         let counts = rt.moduleState?.world.strictViolationCounts ?? [:]
         if let name = rt.string(at: 1) {
             lua_pushinteger(L, lua_Integer(ViolationKind(rawValue: name).flatMap { counts[$0] } ?? 0))
@@ -126,7 +126,7 @@ extension TestFramework {
     }
 
     static let emitFunction: LuaSwiftFunction = { L in
-        let rt = LuaRuntime.of(L)
+        let rt = LuaRuntime.entered(L)
         guard let session = TestSession.of(L), lua_type(L, 1) == LUA_TTABLE else { return 0 }
         func str(_ key: String) -> String? {
             lua_getfield(L, 1, key)
@@ -160,7 +160,7 @@ extension TestFramework {
 
     /// `host.chunk(name)`: the framework chunk `name` as a function (see ``TestFrameworkChunks``).
     static let chunkFunction: LuaSwiftFunction = { L in
-        let rt = LuaRuntime.of(L)
+        let rt = LuaRuntime.entered(L)
         guard let name = rt.string(at: 1) else { return rt.raise("host.chunk expects a chunk name") }
         if let failure = TestFrameworkChunks.push(name, runtime: rt) { return rt.raise(failure) }
         return 1
@@ -216,7 +216,7 @@ extension TestFramework {
         lua_pushvalue(L, 1)
         guard lua_getinfo(L, ">S", &ar) != 0 else { return 0 }
         lua_pushinteger(L, lua_Integer(ar.linedefined))
-        LuaRuntime.of(L).pushString(ar.source.map { String(cString: $0) } ?? "?")
+        LuaRuntime.entered(L).pushString(ar.source.map { String(cString: $0) } ?? "?")
         return 2
     }
 
@@ -281,7 +281,7 @@ extension TestFramework {
     }
 
     static let snapReadFunction: LuaSwiftFunction = { L in
-        let rt = LuaRuntime.of(L)
+        let rt = LuaRuntime.entered(L)
         guard let path = rt.string(at: 1) else { return 0 }
         let allowed = snapshotPath(rt)
         // the spec file's own snapshots only, never through a symbolic link (the text read shows
@@ -325,7 +325,7 @@ extension TestFramework {
     static let snapshotHeader = "# responder snapshots"
 
     static let snapWriteFunction: LuaSwiftFunction = { L in
-        let rt = LuaRuntime.of(L)
+        let rt = LuaRuntime.entered(L)
         guard let path = rt.string(at: 1), let text = rt.bytes(at: 2) else { return 0 }
         let allowed = snapshotPath(rt)
         func refuse(_ why: String) -> Int32 {

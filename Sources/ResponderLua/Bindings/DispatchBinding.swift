@@ -230,7 +230,7 @@ package enum DispatchBinding: ModuleBinding {
     /// The iterator of `pairs(outcome)`: the next field after the key given, and its value.
     static let outcomeNext: LuaSwiftFunction = { L in
         let m = state(L)
-        guard let o = outcome(m, at: 1) else { return 0 }
+        guard let o = outcome(m, at: 1) else { return m.fail("bad argument #1 to 'next' (outcome expected)") }
         var i = 0
         if !luashim_isnoneornil(L, 2) {
             // a key that is no field of an outcome is refused, as `next` refuses one (starting

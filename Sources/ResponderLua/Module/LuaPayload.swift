@@ -100,6 +100,14 @@ final class LuaPayload: ValuePayload {
     /// fields made a Swift string of each before the text was cut, hundreds of megabytes outside
     /// the memory cap (found by an adversary probe): the keys are now sorted a bounded batch at a
     /// time, keeping only as many as can be shown.
+    ///
+    /// Keys that are neither strings, numbers nor booleans are sorted by their text. In the
+    /// outermost description each such key is described on a budget of its own, of
+    /// `TextClip.column` characters, so that keys never leave nothing for the fields and the
+    /// order does not depend on which keys came first; inside, keys draw on the shared budget
+    /// like fields. A key's text is kept cut to `TextClip.column` characters (a key whose
+    /// `__tostring` made 60,000 characters, 16,000 times, took 1.9 GB outside a 64 MiB cap: found
+    /// by an adversary probe).
     static func describeFields(_ L: OpaquePointer, _ t: Int32, hiddenKeys: Set<String>) -> String {
         let rt = LuaRuntime.of(L)
         let m = rt.moduleState.flatMap { $0.L == L ? $0 : nil }
@@ -123,8 +131,14 @@ final class LuaPayload: ValuePayload {
             switch lua_type(L, -1) {
             case LUA_TSTRING:
                 key.group = 1
-                key.text = rt.string(at: -1) ?? "?"
-                key.written = isName(key.text) ? key.text : "[" + FieldsPayload.quote(key.text) + "]"
+                let (text, whole) = clippedString(L, at: -1, to: TextClip.column)
+                key.text = text
+                key.written = whole && isName(text) ? text : "[" + FieldsPayload.quote(text) + "]"
+                if !whole {  // the key itself is read from the side table: its text is cut
+                    key.slot = lua_Integer(lua_rawlen(L, others)) + 1
+                    lua_pushvalue(L, -1)
+                    lua_rawseti(L, others, key.slot)
+                }
             case LUA_TNUMBER:
                 key.group = 0
                 key.number = lua_tonumberx(L, -1, nil)
@@ -134,9 +148,18 @@ final class LuaPayload: ValuePayload {
                 luashim_pop(L, 1)
                 key.written = "[" + key.text + "]"
             default:
+                // described on a budget of its own in the outermost description (see above)
+                let fieldsLeft = m?.describeBudget
+                if outermost { m?.describeBudget = TextClip.column }
                 lua_pushvalue(L, -1)
-                key.text = rt.describe(-1)
-                luashim_pop(L, 1)
+                luashim_tostring(L, -1)
+                key.text = clippedString(L, at: -1, to: TextClip.column).text
+                luashim_pop(L, 2)
+                if outermost {
+                    m?.describeBudget = fieldsLeft
+                } else if let budget = m?.describeBudget {
+                    m?.describeBudget = budget - key.text.utf8.count
+                }
                 key.written = "[" + key.text + "]"
                 if lua_type(L, -1) != LUA_TBOOLEAN {
                     key.slot = lua_Integer(lua_rawlen(L, others)) + 1
@@ -177,6 +200,20 @@ final class LuaPayload: ValuePayload {
         return text
     }
 
+    /// The string at `index`, at most `limit` characters of it (read without copying the rest),
+    /// and whether that is the whole string.
+    static func clippedString(_ L: OpaquePointer, at index: Int32, to limit: Int) -> (text: String, whole: Bool) {
+        var len = 0
+        guard let p = luashim_tolstring(L, index, &len) else { return ("?", true) }
+        // a character takes at most 4 bytes: this many bytes hold the characters kept
+        let read = min(len, limit * 4)
+        let text = p.withMemoryRebound(to: UInt8.self, capacity: read) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: read), as: UTF8.self)
+        }
+        if read == len && text.count <= limit { return (text, true) }
+        return (String(text.prefix(limit)) + "… (more characters)", false)
+    }
+
     /// One key of a value's fields as a description orders and writes it.
     private struct FieldKey {
         /// 0 numbers, 1 strings, 2 others.
@@ -187,24 +224,51 @@ final class LuaPayload: ValuePayload {
         var text: String
         /// The key as written in the description.
         var written: String
-        /// Where a key that is not a string, number or boolean is kept (0: not kept).
+        /// Where a key that is not a string, number or boolean, or a string cut in `text`, is kept
+        /// (0: not kept).
         var slot: lua_Integer
 
         static func precedes(_ a: FieldKey, _ b: FieldKey) -> Bool {
             if a.group != b.group { return a.group < b.group }
-            if a.group == 0, let x = a.integer, let y = b.integer { return x < y }  // (exact beyond 2^53)
-            if a.group == 0 && a.number != b.number { return a.number < b.number }
+            if a.group == 0 {
+                switch (a.integer, b.integer) {
+                case (let x?, let y?): return x < y  // (exact beyond 2^53)
+                case (let x?, nil): return integer(x, isBelow: b.number)
+                case (nil, let y?): return !integer(y, isBelow: a.number) && !integer(y, equals: a.number)
+                case (nil, nil): if a.number != b.number { return a.number < b.number }
+                }
+            }
             return a.text < b.text
+        }
+
+        /// Whether `x < d`, exactly (as Lua compares an integer with a float: `2^63` is above
+        /// `math.maxinteger`, which the nearest double cannot tell).
+        static func integer(_ x: Int64, isBelow d: Double) -> Bool {
+            if d >= 9_223_372_036_854_775_808.0 { return true }
+            if d < -9_223_372_036_854_775_808.0 { return false }
+            let whole = d.rounded(.down)  // in range: exact as an Int64
+            return x < Int64(whole) || (x == Int64(whole) && d > whole)
+        }
+
+        /// Whether `x == d`, exactly.
+        static func integer(_ x: Int64, equals d: Double) -> Bool {
+            guard d >= -9_223_372_036_854_775_808.0, d < 9_223_372_036_854_775_808.0, d == d.rounded(.down) else {
+                return false
+            }
+            return Int64(d) == x
         }
 
         /// Pushes the key itself.
         func push(_ L: OpaquePointer, _ rt: LuaRuntime, _ others: Int32) {
+            if slot > 0 {
+                lua_rawgeti(L, others, slot)
+                return
+            }
             switch group {
             case 1: rt.pushString(text)
             case 0:
                 if let integer { lua_pushinteger(L, lua_Integer(integer)) } else { lua_pushnumber(L, number) }
-            default:
-                if slot > 0 { lua_rawgeti(L, others, slot) } else { lua_pushboolean(L, text == "true" ? 1 : 0) }
+            default: lua_pushboolean(L, text == "true" ? 1 : 0)
             }
         }
     }

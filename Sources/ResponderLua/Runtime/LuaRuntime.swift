@@ -91,6 +91,18 @@ public final class LuaRuntime {
         Unmanaged<LuaRuntime>.fromOpaque(luashim_get_host(L)!).takeUnretainedValue()
     }
 
+    /// The runtime of the Lua thread `L` that called a Swift function, pointed at that thread.
+    /// The runtime's stack helpers (`string(at:)`, `pushString`, …) work on ``L``, which a binding
+    /// called from a coroutine points at the coroutine's thread: a host function that read its
+    /// arguments through the runtime after that read a finished coroutine's stack (the test
+    /// worker crashed, or took an error message for a chunk name: found by an adversary probe).
+    /// Every Swift function Lua calls starts with this or `ModuleState.enter`.
+    public static func entered(_ L: OpaquePointer?) -> LuaRuntime {
+        let rt = of(L)
+        if let L, rt.L != L { rt.restoreThread(L) }
+        return rt
+    }
+
     /// The control block (limits, accounting).
     public var control: UnsafeMutablePointer<luashim_control> { luashim_control_of(L) }
 
@@ -246,7 +258,7 @@ public final class LuaRuntime {
     /// `chunkLoaded(fn, chunkname, path)`: called by `require` after it loaded a file, while
     /// coverage is recorded (registers the chunk's lines).
     static let chunkLoaded: LuaSwiftFunction = { L in
-        let rt = LuaRuntime.of(L)
+        let rt = LuaRuntime.entered(L)
         guard let coverage = rt.coverage, let chunkname = rt.string(at: 2), let path = rt.string(at: 3),
             case .success(let bytes) = FileText.read(path, maxBytes: rt.fileReadAllowance)
         else { return 0 }

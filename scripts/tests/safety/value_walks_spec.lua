@@ -90,3 +90,78 @@ describe("pairs over an outcome", function()
     assert.has_error(function() iterate(state, "bogus") end)
   end)
 end)
+
+describe("keys that are not strings or numbers", function()
+  it("are described on a budget of their own: 16,000 values as keys leave room for the fields", function()
+    local E = Event "E"
+    local t = {}
+    for i = 1, 16000 do t[E { i = i }] = i end
+    local text = tostring(E(t))
+    assert.is_true(#text > 60000 and #text <= 64 * 1024 + 200)
+    assert.are.equal("E{[E{i=10000}]=10000, [E{i=10001}]=10001", text:sub(1, 40))
+  end)
+
+  it("keep at most 200 characters of a key's text (a __tostring of 60,000 characters, 2,000 times)", function()
+    local text = string.rep("k", 60000)
+    local t = {}
+    for i = 1, 2000 do t[setmetatable({}, { __tostring = function() return text end })] = i end
+    local before = collectgarbage "count"
+    local shown = tostring(Event "E" (t))
+    assert.is_true(#shown <= 64 * 1024 + 200)
+    assert.is_truthy(shown:find("k… (more characters)]=", 1, true))
+    assert.is_true(collectgarbage "count" - before < 16 * 1024)
+  end)
+end)
+
+describe("keys in a description", function()
+  it("order integers and floats exactly (math.maxinteger before 2^63)", function()
+    local E = Event "E"
+    assert.are.equal('E{[1]=1, [1.5]=2, [9223372036854775807]="maxint", [9.2233720368548e+18]="2^63"}',
+      tostring(E { [math.maxinteger] = "maxint", [2 ^ 63] = "2^63", [1] = 1, [1.5] = 2 }))
+    assert.are.equal('E{[-1.844674407371e+19]="below", [-9223372036854775808]="minint", [0]=0}',
+      tostring(E { [math.mininteger] = "minint", [-2 ^ 64] = "below", [0] = 0 }))
+  end)
+
+  it("cut a long string key, and still show its field's value", function()
+    local long = string.rep("q", 3000)
+    local e = Event "E" { [long] = 1, a = 2 }
+    local text = tostring(e)
+    assert.are.equal('E{a=2, ["qqq', text:sub(1, 12))
+    assert.is_truthy(text:find('… (more characters)"]=1}', 1, true))
+    assert.are.equal(1, e[long])
+  end)
+end)
+
+describe("the test framework's host functions after a coroutine", function()
+  -- a binding called inside a coroutine pointed the runtime at the coroutine's thread; the
+  -- framework's host functions then read a finished coroutine's stack (the worker crashed, or
+  -- an assertion's failure read as an error about a chunk name)
+  it("an assertion made in a coroutine that made a value fails as itself", function()
+    local E = Event "E"
+    local ok, err = pcall(function()
+      coroutine.wrap(function() assert.is_nil(E {}) end)()
+    end)
+    assert.is_false(ok)
+    assert.is_truthy(tostring(err):find("Expected objects to be the same", 1, true))
+  end)
+
+  it("values made in a finished coroutine leave later assertions working", function()
+    local E = Event "E"
+    coroutine.wrap(function() local _ = E { y = 1 } end)()
+    assert.are.equal(2, 1 + 1)
+    assert.has_error(function() error("x") end, "x")
+    local co = coroutine.create(function() local _ = View "V" {}; responder.warnings() end)
+    assert.is_true((coroutine.resume(co)))
+    assert.are.same({ 1 }, { 1 })
+  end)
+end)
+
+describe("pairs over an outcome, given another state", function()
+  it("refuses a state that is no outcome", function()
+    local E = Event "E"
+    local root = View "Root"
+    root:handleEvent(E, function() end)
+    local iterate = pairs(root:trigger(E {}))
+    assert.has_error(function() iterate({}, nil) end)
+  end)
+end)
