@@ -617,15 +617,20 @@ size_t luashim_heap_in_use(void) { return 0; }
 
 /* ---------------- values ---------------- */
 
-/* [-0, +1, m] */
-luashim_value_cell *luashim_new_value(lua_State *L, void *typeBlock, int mtref) {
-    luashim_value_cell *cell = (luashim_value_cell *)lua_newuserdatauv(L, sizeof(luashim_value_cell), 3);
+/* [-0, +1, m]: a value userdata with `nuv` user values, its metatable set, no field yet */
+static luashim_value_cell *new_cell(lua_State *L, int nuv, void *typeBlock, int mtref) {
+    luashim_value_cell *cell = (luashim_value_cell *)lua_newuserdatauv(L, sizeof(luashim_value_cell), nuv);
     cell->typeBlock = (void **)typeBlock;
     cell->live = NULL;
     cell->inlineFields = 0;
     lua_rawgeti(L, LUA_REGISTRYINDEX, mtref);
     lua_setmetatable(L, -2);
     return cell;
+}
+
+/* [-0, +1, m] */
+luashim_value_cell *luashim_new_value(lua_State *L, void *typeBlock, int mtref) {
+    return new_cell(L, 3, typeBlock, mtref);
 }
 
 /* [-0, +1, m] */
@@ -644,13 +649,7 @@ luashim_value_cell *luashim_new_value_copy(lua_State *L, int fieldsIdx, int type
         }
     }
     int inlined = n <= LUASHIM_INLINE_FIELDS ? n : 0;
-    luashim_value_cell *cell =
-        (luashim_value_cell *)lua_newuserdatauv(L, sizeof(luashim_value_cell), 3 + 2 * inlined);
-    cell->typeBlock = (void **)lua_touserdata(L, typeIdx);
-    cell->live = NULL;
-    cell->inlineFields = 0;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, mtref);
-    lua_setmetatable(L, -2);
+    luashim_value_cell *cell = new_cell(L, 3 + 2 * inlined, lua_touserdata(L, typeIdx), mtref);
     lua_pushvalue(L, typeIdx);
     lua_setiuservalue(L, -2, 2);
     if (fieldsIdx == 0) return cell;

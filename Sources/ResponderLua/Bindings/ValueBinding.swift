@@ -64,7 +64,6 @@ package enum ValueBinding: ModuleBinding {
         let L = m.L
         luashim_value_fields(L, index)
         defer { luashim_pop(L, 1) }
-        guard lua_type(L, -1) == LUA_TTABLE else { return "\(type.name){}" }
         let hidden: Set<String> = type === m.luaErrorType ? ["traceback"] : []
         return "\(type.name){\(LuaPayload.describeFields(L, lua_gettop(L), hiddenKeys: hidden))}"
     }

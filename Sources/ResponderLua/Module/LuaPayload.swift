@@ -110,7 +110,7 @@ final class LuaPayload: ValuePayload {
     /// by an adversary probe).
     static func describeFields(_ L: OpaquePointer, _ t: Int32, hiddenKeys: Set<String>) -> String {
         let rt = LuaRuntime.of(L)
-        let m = rt.moduleState.flatMap { $0.L == L ? $0 : nil }
+        let m = rt.moduleState
         let outermost = m?.describeBudget == nil
         if outermost { m?.describeBudget = TextClip.fields }
         defer { if outermost { m?.describeBudget = nil } }
@@ -177,26 +177,21 @@ final class LuaPayload: ValuePayload {
         }
         keys.sort(by: FieldKey.precedes)
         var text = ""
+        var shown = 0
         for (i, key) in keys.enumerated() {
             let left = min(TextClip.fields - text.utf8.count, m?.describeBudget ?? Int.max)
-            if left <= 0 {
-                text += (i > 0 ? ", " : "") + "… (\(count - i) more fields)"
-                break
-            }
+            if left <= 0 { break }
             key.push(L, rt, others)
             lua_rawget(L, table)
             let field = "\(key.written)=\(LuaPayload.render(L, rt, -1))"
             luashim_pop(L, 1)
             if let budget = m?.describeBudget { m?.describeBudget = budget - field.utf8.count }
-            if text.utf8.count + field.utf8.count > TextClip.fields {
-                text += (i > 0 ? ", " : "") + "… (\(count - i) more fields)"
-                break
-            }
+            if text.utf8.count + field.utf8.count > TextClip.fields { break }
             text += (i > 0 ? ", " : "") + field
+            shown += 1
         }
-        if keys.count < count && !text.hasSuffix("more fields)") {
-            text += ", … (\(count - keys.count) more fields)"
-        }
+        // the fields past the budget, and those never kept (`keep`), counted
+        if shown < count { text += (shown > 0 ? ", " : "") + "… (\(count - shown) more fields)" }
         return text
     }
 

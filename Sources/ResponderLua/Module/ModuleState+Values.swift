@@ -111,9 +111,9 @@ extension ModuleState {
     /// alive; the Swift type is read through that block, so a value resurrected by a `__gc`
     /// metamethod after its type's finalizer ran is no longer taken for a value (see
     /// `luashim_to_value`) instead of reading a released type.
-    func pushNewValue(_ type: ValueType, typeAt typeIndex: Int32? = nil) {
+    func pushNewValue(_ type: ValueType) {
         let fields = lua_gettop(L)
-        if let typeIndex { lua_pushvalue(L, typeIndex) } else { push(type) }
+        push(type)
         _ = luashim_new_value(L, lua_touserdata(L, fields + 1), metatable(.value))
         lua_pushvalue(L, fields)
         lua_setiuservalue(L, -2, 1)

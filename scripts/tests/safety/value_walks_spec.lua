@@ -89,6 +89,14 @@ describe("pairs over an outcome", function()
     assert.are.same({ "handled", "by", "responder", "value", "trace" }, keys)
     assert.has_error(function() iterate(state, "bogus") end)
   end)
+
+  it("refuses a state that is no outcome", function()
+    local E = Event "E"
+    local root = View "Root"
+    root:handleEvent(E, function() end)
+    local iterate = pairs(root:trigger(E {}))
+    assert.has_error(function() iterate({}, nil) end)
+  end)
 end)
 
 describe("keys that are not strings or numbers", function()
@@ -153,15 +161,5 @@ describe("the test framework's host functions after a coroutine", function()
     local co = coroutine.create(function() local _ = View "V" {}; responder.warnings() end)
     assert.is_true((coroutine.resume(co)))
     assert.are.same({ 1 }, { 1 })
-  end)
-end)
-
-describe("pairs over an outcome, given another state", function()
-  it("refuses a state that is no outcome", function()
-    local E = Event "E"
-    local root = View "Root"
-    root:handleEvent(E, function() end)
-    local iterate = pairs(root:trigger(E {}))
-    assert.has_error(function() iterate({}, nil) end)
   end)
 end)
